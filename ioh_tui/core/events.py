@@ -1,0 +1,287 @@
+"""Engine events: frozen dataclasses with a `kind`, and their one JSON form (interface.md §3).
+
+Every event names its run. Events of a sub-agent tree also carry `agent_id` (the agent's own run id)
+and `parent_id` (its parent's run id, None for the root); `run_id` is then the root's run id, so one
+filter selects the whole tree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+_EVENT = dataclass(frozen=True, kw_only=True, slots=True)
+
+
+@_EVENT
+class Event:
+    """Fields every event has."""
+
+    kind: ClassVar[str] = "event"
+    run_id: int
+    agent_id: int | None = None
+    """The agent's own run id, in a tree; None in a flat run."""
+    parent_id: int | None = None
+    """The parent agent's run id, in a tree; None for the root and in a flat run."""
+
+
+@_EVENT
+class RunStarted(Event):
+    """A run (or a resume of it) began."""
+
+    kind: ClassVar[str] = "run_started"
+    goal: str
+    mode: str
+    """`single_file` or `workspace`."""
+    budgets: dict[str, Any]
+    provider: str = ""
+    model: str | None = None
+    sandbox: str = ""
+    """The sandbox backend in force for commands."""
+    resumed_from_step: int | None = None
+
+
+@_EVENT
+class StepStarted(Event):
+    """A step began; steps are numbered from 1."""
+
+    kind: ClassVar[str] = "step_started"
+    step: int
+
+
+@_EVENT
+class TextDelta(Event):
+    """A piece of the model's answer; a step's pieces concatenate to its text."""
+
+    kind: ClassVar[str] = "text_delta"
+    step: int
+    text: str
+
+
+@_EVENT
+class ThinkingDelta(Event):
+    """A piece of the model's reasoning."""
+
+    kind: ClassVar[str] = "thinking_delta"
+    step: int
+    text: str
+
+
+@_EVENT
+class ToolCallStarted(Event):
+    """A tool call is about to be dispatched (announced before it runs)."""
+
+    kind: ClassVar[str] = "tool_call_started"
+    step: int
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@_EVENT
+class ToolOutput(Event):
+    """Live output of a running command (a tail for the app; the whole output is in the result)."""
+
+    kind: ClassVar[str] = "tool_output"
+    step: int
+    call_id: str
+    text: str
+
+
+@_EVENT
+class ToolCallFinished(Event):
+    """A tool call ended: ran (ok or not) or was refused."""
+
+    kind: ClassVar[str] = "tool_call_finished"
+    step: int
+    call_id: str
+    name: str
+    ok: bool
+    refused: bool
+    summary: str
+    """The observation's first line."""
+    output: str = ""
+    """What the model was told (already capped)."""
+
+
+@_EVENT
+class ApprovalRequested(Event):
+    """A policy `ask`: a person (or an approver) must decide."""
+
+    kind: ClassVar[str] = "approval_requested"
+    request_id: int
+    act: str
+    target: str
+    rule: str | None
+    layer: str | None
+    step: int = 0
+    content: str | None = None
+    """What would be written, for writes."""
+    preview: str | None = None
+    """A unified diff of the write, when there is one."""
+
+
+@_EVENT
+class ApprovalResolved(Event):
+    """An approval was answered."""
+
+    kind: ClassVar[str] = "approval_resolved"
+    request_id: int
+    decision: str
+    """`approve`, `deny` or `defer`."""
+    modified: bool
+    remembered: list[str]
+    """Rules kept by a `remember` answer, as `act effect pattern`."""
+    reason: str | None = None
+    by: str = "approver"
+
+
+@_EVENT
+class UsageReported(Event):
+    """Tokens and timing of one model call."""
+
+    kind: ClassVar[str] = "usage"
+    step: int
+    input_tokens: int
+    output_tokens: int
+    ttft_ms: float | None
+    latency_ms: float | None
+    cost_usd: float | None
+    cache_read_tokens: int = 0
+
+
+@_EVENT
+class RetryScheduled(Event):
+    """A model call failed and will be tried again."""
+
+    kind: ClassVar[str] = "retry"
+    step: int
+    attempt: int
+    error_kind: str
+    delay_ms: int
+
+
+@_EVENT
+class StepFinished(Event):
+    """A step was committed."""
+
+    kind: ClassVar[str] = "step_finished"
+    step: int
+    tokens: int
+    """This step's tokens."""
+    total_tokens: int
+    """The run's tokens so far, across resumes."""
+    tool_calls: int
+
+
+@_EVENT
+class AgentSpawned(Event):
+    """A sub-agent was created."""
+
+    kind: ClassVar[str] = "agent_spawned"
+    goal: str
+
+
+@_EVENT
+class AgentFinished(Event):
+    """A sub-agent ended."""
+
+    kind: ClassVar[str] = "agent_finished"
+    outcome: str
+
+
+@_EVENT
+class VerificationStarted(Event):
+    """The success criterion is being checked."""
+
+    kind: ClassVar[str] = "verification_started"
+    criterion: str
+    step: int = 0
+
+
+@_EVENT
+class VerificationFinished(Event):
+    """The success criterion was checked."""
+
+    kind: ClassVar[str] = "verification_finished"
+    status: str
+    """`passed`, `failed` or `errored`."""
+    detail: str
+    step: int = 0
+
+
+@_EVENT
+class RunFinished(Event):
+    """The run ended (or paused); the last event of a run."""
+
+    kind: ClassVar[str] = "run_finished"
+    outcome: str
+    steps: int
+    tokens: int
+    detail: str = ""
+
+
+EngineEvent = (
+    RunStarted
+    | StepStarted
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStarted
+    | ToolOutput
+    | ToolCallFinished
+    | ApprovalRequested
+    | ApprovalResolved
+    | UsageReported
+    | RetryScheduled
+    | StepFinished
+    | AgentSpawned
+    | AgentFinished
+    | VerificationStarted
+    | VerificationFinished
+    | RunFinished
+)
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.kind: cls
+    for cls in (
+        RunStarted,
+        StepStarted,
+        TextDelta,
+        ThinkingDelta,
+        ToolCallStarted,
+        ToolOutput,
+        ToolCallFinished,
+        ApprovalRequested,
+        ApprovalResolved,
+        UsageReported,
+        RetryScheduled,
+        StepFinished,
+        AgentSpawned,
+        AgentFinished,
+        VerificationStarted,
+        VerificationFinished,
+        RunFinished,
+    )
+}
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """The event as one JSON object: `event` first, `agent_id`/`parent_id` only in a tree."""
+    out: dict[str, Any] = {"event": event.kind}
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if f.name in ("agent_id", "parent_id") and event.agent_id is None:
+            continue
+        out[f.name] = value
+    return out
+
+
+def from_json(data: dict[str, Any]) -> Event:
+    """Rebuild an event from `to_json`'s form (unknown keys are ignored)."""
+    cls = EVENT_TYPES[data["event"]]
+    names = {f.name for f in dataclasses.fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+__all__ = ["EVENT_TYPES", "EngineEvent", "Event", "from_json", "to_json"]

@@ -1,0 +1,157 @@
+"""Human (or automatic) decisions on a policy `ask`: the request, the five answers, approvers."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, Protocol
+
+from ioh_tui.core.acts import Act
+from ioh_tui.policy.types import Rule
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """Everything a person needs to decide one action, exactly as it is shown and stored."""
+
+    act: Act
+    target: str
+    content: str | None = None
+    """For writes: the full new content (or the replacement text of an edit)."""
+    preview: str | None = None
+    """For writes and edits: a unified diff of the change."""
+    rule: str | None = None
+    """The rule that asked (None: the act's default tier)."""
+    layer: str | None = None
+    request_id: int = 0
+    run_id: int = 0
+    agent_id: int | None = None
+    """The asking agent's run id in a tree."""
+    agent_label: str = "root"
+    step: int = 0
+    goal: str = ""
+    tool: str = ""
+    """The tool call behind the request (`write_file`, `exec`, ...)."""
+
+
+DecisionKind = Literal["approve", "deny", "defer"]
+RememberScope = Literal["run", "file"]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One of the five answers: approve, rewrite, remember, deny (with a reason), defer.
+
+    A rewrite is an approval carrying `target`/`content` that replace the request's; a remember is
+    an approval carrying rules to keep (`scope="run"` for the rest of the run, `"file"` to also save
+    them to `remember_file`). Every approved action is re-checked against the policy: neither a
+    rewrite nor a remembered rule can cross a deny.
+    """
+
+    kind: DecisionKind
+    reason: str = ""
+    target: str | None = None
+    content: str | None = None
+    remember: tuple[Rule, ...] = ()
+    scope: RememberScope = "run"
+    remember_file: Path | None = None
+
+    @classmethod
+    def approve(cls) -> Decision:
+        """Approve the action as asked."""
+        return cls("approve")
+
+    @classmethod
+    def rewrite(cls, *, target: str | None = None, content: str | None = None) -> Decision:
+        """Approve a rewritten action instead of the one asked."""
+        return cls("approve", target=target, content=content)
+
+    @classmethod
+    def remembering(
+        cls, *rules: Rule, scope: RememberScope = "run", file: Path | None = None
+    ) -> Decision:
+        """Approve and keep rules (for this run, or saved to a policy file too)."""
+        return cls("approve", remember=tuple(rules), scope=scope, remember_file=file)
+
+    @classmethod
+    def deny(cls, reason: str = "denied") -> Decision:
+        """Refuse; the model reads the reason."""
+        return cls("deny", reason=reason or "denied")
+
+    @classmethod
+    def defer(cls) -> Decision:
+        """Park the decision: the run pauses durably and resumes later."""
+        return cls("defer")
+
+    @property
+    def modified(self) -> bool:
+        """Whether this approval rewrote the action."""
+        return self.target is not None or self.content is not None
+
+    def applied_to(self, request: ApprovalRequest) -> ApprovalRequest:
+        """The request as it will be performed (the rewrite, if any)."""
+        return replace(
+            request,
+            target=self.target if self.target is not None else request.target,
+            content=self.content if self.content is not None else request.content,
+        )
+
+
+class Approver(Protocol):
+    """Decides asks. May take as long as it likes: the run waits."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Answer one request."""
+        ...
+
+
+@dataclass(slots=True)
+class ApproveAll:
+    """Approves everything (and records that it did)."""
+
+    seen: list[ApprovalRequest] = field(default_factory=list)
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Approve."""
+        self.seen.append(request)
+        return Decision.approve()
+
+
+@dataclass(slots=True)
+class DenyAll:
+    """Denies everything with one reason."""
+
+    reason: str = "no approver available"
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Deny."""
+        return Decision.deny(self.reason)
+
+
+@dataclass(slots=True)
+class DeferAll:
+    """Defers everything (headless `--on-approval defer`)."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Defer."""
+        return Decision.defer()
+
+
+class StdinApprover:
+    """Asks on the terminal: `y` approves, anything else denies."""
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Prompt on stderr, read a line from stdin."""
+        prompt = f"allow {request.act.value} {request.target}? [y/N] "
+        answer = await asyncio.to_thread(_ask, prompt)
+        if answer.strip().lower() in ("y", "yes"):
+            return Decision.approve()
+        return Decision.deny("denied at the terminal")
+
+
+def _ask(prompt: str) -> str:
+    sys.stderr.write(prompt)
+    sys.stderr.flush()
+    return sys.stdin.readline()

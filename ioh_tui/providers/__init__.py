@@ -1,0 +1,18 @@
+"""Model back-ends: our own streaming clients for the real wires, and a scripted model."""
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import Completion, Message, Request, ToolCall, ToolSpec, Usage
+from ioh_tui.providers.base import Provider
+from ioh_tui.providers.scripted import ScriptedProvider
+
+__all__ = [
+    "Completion",
+    "Message",
+    "Provider",
+    "ProviderError",
+    "Request",
+    "ScriptedProvider",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+]

@@ -1,0 +1,245 @@
+"""Scenario files (interface.md §4): parsed and checked once, then served in-process or over a wire."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.transcript import Message, Request
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedError:
+    """One failure served before a turn's answer: an HTTP error, a cut stream, or an error event."""
+
+    status: int | None = None
+    retry_after_s: float | None = None
+    disconnect_after_chunks: int | None = None
+    stream_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedCall:
+    """A tool call a turn makes."""
+
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One scripted assistant turn."""
+
+    text: str = ""
+    thinking: str = ""
+    tool_calls: tuple[ScriptedCall, ...] = ()
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    chunk_delay_ms: float = 0.0
+    delay_ms: float = 0.0
+    errors: tuple[ScriptedError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A model's whole script: its turns, and sub-agents' scripts keyed by a goal substring."""
+
+    model: str = "scripted-model"
+    turns: tuple[Turn, ...] = ()
+    agents: Mapping[str, Scenario] = field(default_factory=dict)
+
+    def turn_for(self, request: Request) -> Turn:
+        """The turn answering `request`: turn i answers a transcript holding i assistant turns.
+
+        When the turns run out, a plain text turn with no tool call.
+        """
+        index = sum(1 for m in request.messages if m.role == "assistant")
+        if index < len(self.turns):
+            return self.turns[index]
+        return Turn(text="I have nothing more to do.")
+
+    def turn_index(self, request: Request) -> int:
+        """Which turn `turn_for` serves (errors are counted per turn index)."""
+        return sum(1 for m in request.messages if m.role == "assistant")
+
+    def for_agent(self, goal: str) -> Scenario:
+        """The script of a sub-agent: the `agents` entry whose key is a substring of its goal."""
+        for key, scenario in self.agents.items():
+            if key in goal:
+                return scenario
+        return Scenario(model=self.model)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Read and check a scenario file; `ConfigError` naming what is wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read scenario {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"scenario {path} is not valid JSON: {exc.msg} at line {exc.lineno}"
+        ) from None
+    return parse_scenario(data, where=str(path))
+
+
+def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
+    """Check a decoded scenario and build it."""
+    obj = _object(data, where, {"model", "turns", "agents"})
+    model = obj.get("model", "scripted-model")
+    if not isinstance(model, str) or not model:
+        raise ConfigError(f"{where}: model must be a non-empty string")
+    turns_raw = obj.get("turns", [])
+    if not isinstance(turns_raw, list):
+        raise ConfigError(f"{where}: turns must be a list")
+    turns = tuple(_turn(t, f"{where}: turns[{i}]") for i, t in enumerate(turns_raw))
+    agents_raw = obj.get("agents", {})
+    if not isinstance(agents_raw, dict):
+        raise ConfigError(f"{where}: agents must be an object")
+    agents = {
+        str(key): parse_scenario(
+            {
+                "model": model,
+                **_object(value, f"{where}: agents[{key!r}]", {"model", "turns", "agents"}),
+            },
+            where=f"{where}: agents[{key!r}]",
+        )
+        for key, value in agents_raw.items()
+    }
+    return Scenario(model=model, turns=turns, agents=agents)
+
+
+_TURN_KEYS = {"text", "thinking", "tool_calls", "usage", "chunk_delay_ms", "delay_ms", "errors"}
+
+
+def _turn(data: Any, where: str) -> Turn:
+    obj = _object(data, where, _TURN_KEYS)
+    text = _string(obj, "text", where)
+    thinking = _string(obj, "thinking", where)
+    calls_raw = obj.get("tool_calls", [])
+    if not isinstance(calls_raw, list):
+        raise ConfigError(f"{where}: tool_calls must be a list")
+    calls = []
+    for i, raw in enumerate(calls_raw):
+        call = _object(raw, f"{where}.tool_calls[{i}]", {"name", "arguments"})
+        name = call.get("name")
+        if not isinstance(name, str) or not name:
+            raise ConfigError(f"{where}.tool_calls[{i}]: name must be a non-empty string")
+        arguments = call.get("arguments", {})
+        if not isinstance(arguments, dict):
+            raise ConfigError(f"{where}.tool_calls[{i}]: arguments must be an object")
+        calls.append(ScriptedCall(name, arguments))
+    usage = _object(obj.get("usage", {}), f"{where}.usage", {"input_tokens", "output_tokens"})
+    errors_raw = obj.get("errors", [])
+    if not isinstance(errors_raw, list):
+        raise ConfigError(f"{where}: errors must be a list")
+    return Turn(
+        text=text,
+        thinking=thinking,
+        tool_calls=tuple(calls),
+        input_tokens=_count(usage, "input_tokens", f"{where}.usage"),
+        output_tokens=_count(usage, "output_tokens", f"{where}.usage"),
+        chunk_delay_ms=_number(obj, "chunk_delay_ms", where),
+        delay_ms=_number(obj, "delay_ms", where),
+        errors=tuple(_error(e, f"{where}.errors[{i}]") for i, e in enumerate(errors_raw)),
+    )
+
+
+def _error(data: Any, where: str) -> ScriptedError:
+    obj = _object(
+        data, where, {"status", "retry_after_s", "disconnect_after_chunks", "stream_error"}
+    )
+    kinds = [k for k in ("status", "disconnect_after_chunks", "stream_error") if k in obj]
+    if len(kinds) != 1:
+        raise ConfigError(
+            f"{where}: give exactly one of status, disconnect_after_chunks, stream_error"
+        )
+    status = obj.get("status")
+    if status is not None and (not isinstance(status, int) or not 400 <= status <= 599):
+        raise ConfigError(f"{where}: status must be an HTTP error status (400-599)")
+    retry_after = obj.get("retry_after_s")
+    if retry_after is not None and (not isinstance(retry_after, int | float) or retry_after < 0):
+        raise ConfigError(f"{where}: retry_after_s must be a number >= 0")
+    cut = obj.get("disconnect_after_chunks")
+    if cut is not None and (not isinstance(cut, int) or cut < 0):
+        raise ConfigError(f"{where}: disconnect_after_chunks must be an integer >= 0")
+    message = obj.get("stream_error")
+    if message is not None and not isinstance(message, str):
+        raise ConfigError(f"{where}: stream_error must be a string")
+    return ScriptedError(status, retry_after, cut, message)
+
+
+def _object(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a JSON object")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
+        )
+    return data
+
+
+def _string(obj: Mapping[str, Any], key: str, where: str) -> str:
+    value = obj.get(key, "")
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: {key} must be a string")
+    return value
+
+
+def _number(obj: Mapping[str, Any], key: str, where: str) -> float:
+    value = obj.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ConfigError(f"{where}: {key} must be a number >= 0")
+    return float(value)
+
+
+def _count(obj: Mapping[str, Any], key: str, where: str) -> int | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"{where}: {key} must be an integer >= 0")
+    return value
+
+
+def estimate_tokens(text: str) -> int:
+    """The harness's token estimate: ceil(chars / 4)."""
+    return math.ceil(len(text) / 4)
+
+
+def request_text(messages: Sequence[Message]) -> str:
+    """All text of a request, for the default usage estimate."""
+    parts = []
+    for m in messages:
+        parts.append(m.content)
+        parts.extend(json.dumps(dict(c.arguments), sort_keys=True) for c in m.tool_calls)
+    return "".join(parts)
+
+
+def turn_usage(turn: Turn, request: Request) -> tuple[int, int]:
+    """Input and output tokens of a turn: as scripted, else estimated from the text."""
+    served = (
+        turn.text + turn.thinking + "".join(json.dumps(dict(c.arguments)) for c in turn.tool_calls)
+    )
+    input_tokens = (
+        turn.input_tokens
+        if turn.input_tokens is not None
+        else estimate_tokens(request_text(request.messages))
+    )
+    output_tokens = (
+        turn.output_tokens if turn.output_tokens is not None else max(1, estimate_tokens(served))
+    )
+    return input_tokens, output_tokens
+
+
+def chunks(text: str, size: int = 12) -> list[str]:
+    """Cut text into stream pieces (never splitting inside a character)."""
+    return [text[i : i + size] for i in range(0, len(text), size)] if text else []

@@ -1,0 +1,156 @@
+"""A deterministic in-process model that plays a scenario, streaming like a real one.
+
+It drives the tests, the demo and the snapshots. Errors in the scenario surface exactly as the wire
+providers surface them (same kinds, same retries), so failure handling is exercised end to end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import (
+    AttemptSink,
+    Completion,
+    Request,
+    StreamSink,
+    TextPiece,
+    ThinkingPiece,
+    ToolCall,
+    ToolCallPiece,
+    Usage,
+)
+from ioh_tui.providers.classify import classify_status
+from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
+from ioh_tui.providers.scenario import Scenario, Turn, chunks, load_scenario, turn_usage
+
+
+class ScriptedProvider:
+    """Plays a `Scenario` (or a scenario file)."""
+
+    def __init__(
+        self,
+        scenario: Scenario | str | Path,
+        *,
+        max_retries: int = 2,
+        retry: RetryPolicy = RetryPolicy(base_s=0.01, max_s=0.05),
+        sleep: Sleep = asyncio.sleep,
+        name: str = "scripted",
+    ) -> None:
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        self.max_retries = max_retries
+        self._retry = retry
+        self._sleep = sleep
+        self._name = name
+        self._errors_used: defaultdict[int, int] = defaultdict(int)
+        self.requests: list[Request] = []
+        """Every request received, for tests."""
+
+    @property
+    def name(self) -> str:
+        """`scripted`."""
+        return self._name
+
+    @property
+    def model(self) -> str | None:
+        """The scenario's model name."""
+        return self.scenario.model
+
+    def for_agent(self, goal: str) -> ScriptedProvider:
+        """The provider a sub-agent with this goal talks to."""
+        return ScriptedProvider(
+            self.scenario.for_agent(goal),
+            max_retries=self.max_retries,
+            retry=self._retry,
+            sleep=self._sleep,
+            name=self._name,
+        )
+
+    async def complete(
+        self,
+        request: Request,
+        *,
+        on_piece: StreamSink | None = None,
+        on_attempt: AttemptSink | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """Serve the turn the request's transcript calls for."""
+        self.requests.append(request)
+        return await call_with_retries(
+            lambda: self._attempt(request, on_piece),
+            provider=self.name,
+            model=self.model,
+            max_retries=self.max_retries,
+            policy=self._retry,
+            on_attempt=on_attempt,
+            deadline=deadline,
+            sleep=self._sleep,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def _attempt(self, request: Request, on_piece: StreamSink | None) -> Completion:
+        index = self.scenario.turn_index(request)
+        turn = self.scenario.turn_for(request)
+        used = self._errors_used[index]
+        failure = turn.errors[used] if used < len(turn.errors) else None
+        if failure is not None:
+            self._errors_used[index] += 1
+            if failure.status is not None:
+                raise classify_status(
+                    failure.status, f"scripted HTTP {failure.status}", failure.retry_after_s
+                )
+        started = time.monotonic()
+        if turn.delay_ms:
+            await asyncio.sleep(turn.delay_ms / 1000)
+        ttft = (time.monotonic() - started) * 1000
+        cut_after = failure.disconnect_after_chunks if failure is not None else None
+        sent = 0
+        for piece in _pieces(turn, index):
+            if cut_after is not None and sent >= cut_after:
+                raise ProviderError("transport", "the stream was cut mid-way (scripted disconnect)")
+            if on_piece is not None:
+                on_piece(piece)
+            sent += 1
+            if turn.chunk_delay_ms:
+                await asyncio.sleep(turn.chunk_delay_ms / 1000)
+        if cut_after is not None:
+            raise ProviderError("transport", "the stream was cut mid-way (scripted disconnect)")
+        if failure is not None and failure.stream_error is not None:
+            raise ProviderError("stream_error", failure.stream_error)
+        input_tokens, output_tokens = turn_usage(turn, request)
+        return Completion(
+            text=turn.text,
+            thinking=turn.thinking,
+            tool_calls=tuple(
+                ToolCall(_call_id(index, i), c.name, dict(c.arguments))
+                for i, c in enumerate(turn.tool_calls)
+            ),
+            usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+            stop_reason="tool_calls" if turn.tool_calls else "stop",
+            model=self.scenario.model,
+            ttft_ms=ttft,
+            latency_ms=(time.monotonic() - started) * 1000,
+        )
+
+
+def _call_id(turn: int, index: int) -> str:
+    return f"call_{turn}_{index}"
+
+
+def _pieces(turn: Turn, turn_index: int) -> list[TextPiece | ThinkingPiece | ToolCallPiece]:
+    pieces: list[TextPiece | ThinkingPiece | ToolCallPiece] = [
+        ThinkingPiece(c) for c in chunks(turn.thinking)
+    ]
+    pieces += [TextPiece(c) for c in chunks(turn.text)]
+    for i, call in enumerate(turn.tool_calls):
+        pieces.append(ToolCallPiece(i, _call_id(turn_index, i), call.name, ""))
+        pieces += [
+            ToolCallPiece(i, arguments=c) for c in chunks(json.dumps(dict(call.arguments)), 24)
+        ]
+    return pieces

@@ -1,0 +1,85 @@
+"""The one sandbox interface: every command the agent or a gate runs goes through `Sandbox.run`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, Protocol
+
+CapHit = Literal["cpu", "wall", "memory", "output"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps that kill (never throttle). None means no cap for that resource."""
+
+    cpu_s: float | None = None
+    wall_s: float | None = None
+    memory_mb: int | None = None
+    output_bytes: int | None = 4_000_000
+    """Combined stdout+stderr bytes kept; past it the command is killed (`cap_hit="output"`)."""
+    file_size_mb: int | None = 1024
+    open_files: int | None = 1024
+
+
+GATE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=2048)
+"""The verification gate's caps (the original's `SandboxLimits::default()`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExecResult:
+    """How a command ended."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None
+    """None when the command was killed (by a cap or a signal)."""
+    signal: int | None
+    stdout: str
+    stderr: str
+    cap_hit: CapHit | None
+    backend: str
+    duration_ms: float = 0.0
+    unavailable: bool = False
+    """The program was not found (nothing ran)."""
+
+    @property
+    def ok(self) -> bool:
+        """Exited 0 with no cap hit."""
+        return self.cap_hit is None and self.exit_code == 0
+
+
+OutputSink = Callable[[str], None]
+
+
+class Sandbox(Protocol):
+    """Runs one argv (no shell) under a containment backend."""
+
+    @property
+    def backend(self) -> str:
+        """The backend name in force (`linux-bubblewrap`, `linux-namespaces`, `portable-floor`, `none`)."""
+        ...
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        *,
+        limits: Limits = Limits(),
+        network: bool = False,
+        writable: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        on_output: OutputSink | None = None,
+    ) -> ExecResult:
+        """Run `argv` in `cwd` and return how it ended; the whole process tree is gone on return.
+
+        Args:
+            argv: program and arguments; never interpreted by a shell.
+            cwd: working directory; writable (with `writable` and a private temp dir).
+            limits: caps that kill.
+            network: allow network access (denied by default).
+            writable: extra writable directories (toolchain caches).
+            env: extra environment variables on top of the scrubbed base environment.
+            on_output: called with decoded chunks of output as they arrive (for a live tail).
+        """
+        ...
