@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ioh_tui.core.acts import Act, Effect
 
@@ -38,3 +38,41 @@ class Verdict:
     effect: Effect
     rule: str | None = None
     layer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """The effect of each act when no rule matches.
+
+    The field defaults are the `Policy.default()` tiers, which is also what a serialized policy
+    gets for a key it leaves out: in particular a missing `net` means deny, so a policy written
+    before egress was governed never gains network access by being read again.
+    """
+
+    read: Effect = Effect.ALLOW
+    write: Effect = Effect.ASK
+    exec: Effect = Effect.ASK
+    net: Effect = Effect.DENY
+
+    @classmethod
+    def every(cls, effect: Effect) -> Defaults:
+        """The same effect for all four acts."""
+        return cls(read=effect, write=effect, exec=effect, net=effect)
+
+    def of(self, act: Act) -> Effect:
+        """The default effect of `act`."""
+        effect: Effect = getattr(self, act.value)
+        return effect
+
+    def with_effect(self, act: Act, effect: Effect) -> Defaults:
+        """A copy with `act` defaulting to `effect`."""
+        return replace(self, **{act.value: effect})
+
+    def stricter(self, other: Defaults) -> Defaults:
+        """Per act, the stricter of the two defaults."""
+        return Defaults(
+            read=self.read.stricter(other.read),
+            write=self.write.stricter(other.write),
+            exec=self.exec.stricter(other.exec),
+            net=self.net.stricter(other.net),
+        )

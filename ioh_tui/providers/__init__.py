@@ -2,12 +2,19 @@
 
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Completion, Message, Request, ToolCall, ToolSpec, Usage
+from ioh_tui.providers.anthropic_provider import Anthropic
 from ioh_tui.providers.base import Provider
+from ioh_tui.providers.openai_provider import Compatible, OpenAI, OpenRouter
+from ioh_tui.providers.registry import make_provider
 from ioh_tui.providers.scripted import ScriptedProvider
 
 __all__ = [
+    "Anthropic",
+    "Compatible",
     "Completion",
     "Message",
+    "OpenAI",
+    "OpenRouter",
     "Provider",
     "ProviderError",
     "Request",
@@ -15,4 +22,5 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Usage",
+    "make_provider",
 ]

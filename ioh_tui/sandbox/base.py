@@ -21,6 +21,10 @@ class Limits:
     """Combined stdout+stderr bytes kept; past it the command is killed (`cap_hit="output"`)."""
     file_size_mb: int | None = 1024
     open_files: int | None = 1024
+    address_space_mb: int | None = None
+    """RLIMIT_AS backstop behind the RSS monitor. None derives it from `memory_mb`
+    (2 x memory + 256 MB, because runtimes reserve far more address space than they touch);
+    0 disables it (for runtimes such as V8 that reserve huge address ranges up front)."""
 
 
 GATE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=2048)

@@ -1,0 +1,126 @@
+"""The `ioh-tui` command: argument parsing and dispatch. The app is imported only to start it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from ioh_tui import __version__
+from ioh_tui.cli.options import add_run_options
+from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
+
+EXIT_USAGE = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line (exit 2), never a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every command and option (interface.md §1)."""
+    parser = _Parser(prog="ioh-tui", description="Run and supervise AI coding agents from a task contract.")
+    parser.add_argument("--version", action="version", version=f"ioh-tui {__version__}")
+    parser.add_argument("--store", help="the SQLite store (default: in the user data directory)")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+
+    demo = sub.add_parser("demo", help="the built-in demo (no key, no network)")
+    demo.add_argument("--headless", action="store_true", help="run without the app; approvals are approved")
+    demo.add_argument("--json", action="store_true", help="with --headless: JSON events on stdout")
+    demo.add_argument("--store", default=argparse.SUPPRESS)
+
+    run = sub.add_parser("run", help="supervise a new run in the app")
+    run.add_argument("goal")
+    add_run_options(run)
+
+    exec_ = sub.add_parser("exec", help="a headless run")
+    exec_.add_argument("goal")
+    add_run_options(exec_)
+    exec_.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    exec_.add_argument(
+        "--on-approval", choices=("deny", "defer", "approve"), default="deny",
+        help="answer every ask this way (default deny: the model reads the refusal)",
+    )
+
+    runs = sub.add_parser("runs", help="list runs")
+    runs.add_argument("--json", action="store_true")
+    runs.add_argument("--store", default=argparse.SUPPRESS)
+
+    show = sub.add_parser("show", help="the trace of one run")
+    show.add_argument("run_id", type=int)
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--store", default=argparse.SUPPRESS)
+
+    approvals = sub.add_parser("approvals", help="pending (deferred) decisions across runs")
+    approvals.add_argument("--json", action="store_true")
+    approvals.add_argument("--store", default=argparse.SUPPRESS)
+
+    resume = sub.add_parser("resume", help="continue a run from its last committed step")
+    resume.add_argument("run_id", type=int)
+    resume.add_argument("--decide", choices=("approve", "deny"), help="answer the pending decision first")
+    resume.add_argument("--reason", default="", help="with --decide deny: the reason the model reads")
+    resume.add_argument("--headless", action="store_true", help="continue without the app")
+    resume.add_argument("--json", action="store_true")
+    resume.add_argument("--on-approval", choices=("deny", "defer", "approve"), default="deny")
+    add_run_options(resume)
+
+    fake = sub.add_parser("serve-fake", help="a loopback model server playing a scenario over the real wire")
+    fake.add_argument("--scenario", required=True)
+    fake.add_argument("--wire", choices=("openai", "anthropic"), default="openai")
+    fake.add_argument("--host", default="127.0.0.1")
+    fake.add_argument("--port", type=int, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return _dispatch(args)
+    except (ConfigError, ResumeError, ConflictError) as exc:
+        print(f"ioh-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except IohError as exc:
+        print(f"ioh-tui: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("ioh-tui: interrupted", file=sys.stderr)
+        return 1
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    command = args.command
+    if command == "exec":
+        from ioh_tui.cli.headless import exec_command
+
+        return exec_command(args)
+    if command == "resume" and (args.headless or args.json):
+        from ioh_tui.cli.headless import resume_command
+
+        return resume_command(args)
+    if command in ("runs", "show", "approvals"):
+        from ioh_tui.cli import trace
+
+        return int(getattr(trace, f"{command}_command")(args))
+    if command == "serve-fake":
+        from ioh_tui.providers.fake_server import run_serve_fake
+
+        return run_serve_fake(args.scenario, args.wire, args.host, args.port)
+    if command == "demo" and args.headless:
+        from ioh_tui.cli.demo import demo_headless
+
+        return demo_headless(args)
+    return _app(args)
+
+
+def _app(args: argparse.Namespace) -> int:
+    """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    try:
+        from ioh_tui.tui.launch import launch
+    except ImportError as exc:  # pragma: no cover - the app is part of the package
+        raise ConfigError(f"the app cannot start: {exc}") from None
+    return launch(args)

@@ -1,0 +1,159 @@
+"""Headless runs: `exec` and `resume --headless`. Stdout carries only the result (or JSON events)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from ioh_tui.cli.options import (
+    budget_overrides,
+    build_contract,
+    build_policy,
+    build_provider,
+    build_sandbox,
+    store_path,
+)
+from ioh_tui.core import events as ev
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.engine import CancelToken, RunResult, TaskContract, check_contract, resume, run
+from ioh_tui.engine.bus import Observer
+from ioh_tui.policy import ApproveAll, Approver, DeferAll, Decision, DenyAll
+from ioh_tui.store import Store
+
+
+def approver_for(choice: str) -> Approver:
+    """The headless approver for `--on-approval`."""
+    if choice == "approve":
+        return ApproveAll()
+    if choice == "defer":
+        return DeferAll()
+    return DenyAll("denied: nobody is there to approve it (headless run)")
+
+
+def json_observer(out: Callable[[str], None]) -> Observer:
+    """One JSON object per line."""
+
+    def observe(event: ev.Event) -> None:
+        out(json.dumps(ev.to_json(event)))
+
+    return observe
+
+
+def progress_observer() -> Observer:
+    """A terse human trace on stderr."""
+
+    def observe(event: ev.Event) -> None:
+        line = _progress_line(event)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+
+    return observe
+
+
+def _progress_line(event: ev.Event) -> str | None:
+    match event:
+        case ev.RunStarted():
+            return f"run {event.run_id}: {event.goal} [{event.provider} {event.model or ''}, sandbox {event.sandbox}]"
+        case ev.StepStarted():
+            return f"step {event.step}"
+        case ev.ToolCallFinished():
+            mark = "refused" if event.refused else ("ok" if event.ok else "failed")
+            return f"  {event.name}: {event.summary} ({mark})"
+        case ev.ApprovalRequested():
+            return f"  approval {event.request_id}: {event.act} {event.target}"
+        case ev.ApprovalResolved():
+            return f"  approval {event.request_id}: {event.decision}"
+        case ev.RetryScheduled():
+            return f"  retry after {event.error_kind} in {event.delay_ms} ms"
+        case ev.VerificationFinished():
+            return f"  gate {event.status}: {event.detail.splitlines()[0] if event.detail else ''}"
+        case _:
+            return None
+
+
+def _print_stdout(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _observers(as_json: bool) -> list[Observer]:
+    return [json_observer(_print_stdout)] if as_json else [progress_observer()]
+
+
+def _report(result: RunResult, as_json: bool) -> int:
+    if not as_json:
+        detail = f": {result.detail}" if result.detail else ""
+        print(f"run {result.run_id} {result.outcome} after {result.steps} steps, {result.tokens:,} tokens{detail}")
+        if result.outcome == "awaiting_approval":
+            print(f"decide with: ioh-tui resume {result.run_id} --decide approve|deny", file=sys.stderr)
+    return result.exit_status
+
+
+async def _with_signals(cancel: CancelToken, work: Callable[[], asyncio.Future[RunResult] | object]) -> RunResult:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, cancel.cancel, f"stopped by {signal.Signals(sig).name}")
+    try:
+        result = await work()  # type: ignore[misc]
+        assert isinstance(result, RunResult)
+        return result
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def exec_command(args: argparse.Namespace) -> int:
+    """`ioh-tui exec GOAL ...`."""
+    contract, contract_policy = build_contract(args)
+    check_contract(contract)
+    policy = build_policy(args, contract_policy)
+    provider = build_provider(args, contract.max_retries)
+    sandbox = build_sandbox(args)
+    return _run_headless(
+        lambda store, cancel: run(
+            contract, provider, store=store, policy=policy, approver=approver_for(args.on_approval),
+            sandbox=sandbox, observers=_observers(args.json), cancel=cancel,
+        ),
+        args,
+    )
+
+
+def resume_command(args: argparse.Namespace) -> int:
+    """`ioh-tui resume RUN_ID --headless ...`."""
+    decision = None
+    if args.decide == "approve":
+        decision = Decision.approve()
+    elif args.decide == "deny":
+        decision = Decision.deny(args.reason or "denied by the operator")
+    overrides = budget_overrides(args)
+    policy = build_policy(args, None) if args.policy else None
+    sandbox = build_sandbox(args)
+
+    async def go(store: Store, cancel: CancelToken) -> RunResult:
+        row = await store.run(args.run_id)
+        stored = TaskContract.from_dict(row.contract)
+        if args.workspace and stored.root != Path(args.workspace).resolve():
+            raise ConfigError(f"run {args.run_id} works in {stored.root}, not {args.workspace}")
+        provider = build_provider(args, overrides.get("max_retries", stored.max_retries))
+        return await resume(
+            args.run_id, provider, store=store, policy=policy, approver=approver_for(args.on_approval),
+            sandbox=sandbox, observers=_observers(args.json), cancel=cancel, decision=decision,
+            overrides=overrides or None,
+        )
+
+    return _run_headless(go, args)
+
+
+def _run_headless(start: Callable[[Store, CancelToken], object], args: argparse.Namespace) -> int:
+    async def main() -> RunResult:
+        cancel = CancelToken()
+        async with Store.open(store_path(args)) as store:
+            return await _with_signals(cancel, lambda: start(store, cancel))
+
+    result = asyncio.run(main())
+    return _report(result, args.json)

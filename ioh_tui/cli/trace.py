@@ -1,0 +1,141 @@
+"""Reading the store: `runs`, `show RUN_ID`, `approvals` (human tables or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from dataclasses import asdict
+from typing import Any
+
+from ioh_tui.cli.options import store_path
+from ioh_tui.core.errors import ResumeError
+from ioh_tui.store import Store
+
+
+def _open(args: argparse.Namespace) -> Any:
+    path = store_path(args)
+    if not path.exists():
+        raise ResumeError(f"no store at {path}")
+    return Store.open(path)
+
+
+def runs_command(args: argparse.Namespace) -> int:
+    """List runs: id, goal, outcome/status, steps, tokens, started."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with _open(args) as store:
+            rows = await store.runs(limit=500)
+        return [
+            {
+                "run_id": r.id,
+                "goal": r.goal,
+                "status": r.status,
+                "outcome": r.outcome,
+                "steps": r.steps,
+                "tokens": r.tokens,
+                "started": r.started_at,
+                "parent_id": r.parent_run_id,
+            }
+            for r in rows
+        ]
+
+    rows = asyncio.run(go())
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    print(f"{'RUN':>5}  {'OUTCOME':<22} {'STEPS':>5} {'TOKENS':>9}  {'STARTED':<24} GOAL")
+    for row in rows:
+        state = row["outcome"] or row["status"]
+        print(f"{row['run_id']:>5}  {state:<22} {row['steps']:>5} {row['tokens']:>9,}  {row['started']:<24} {row['goal'][:60]}")
+    return 0
+
+
+def show_command(args: argparse.Namespace) -> int:
+    """The trace of one run."""
+
+    async def go() -> dict[str, Any]:
+        async with _open(args) as store:
+            run = await store.run(args.run_id)
+            return {
+                "run": {k: v for k, v in asdict(run).items()},
+                "steps": await store.steps(args.run_id),
+                "tool_calls": await store.tool_calls(args.run_id),
+                "approvals": await store.approvals(args.run_id),
+                "policy_events": await store.policy_events(args.run_id),
+                "provider_calls": await store.provider_calls(args.run_id),
+                "verification": await store.gate_attempts(args.run_id),
+                "sandbox_events": await store.sandbox_events(args.run_id),
+                "sub_agents": [asdict(c) for c in await store.children(args.run_id)],
+            }
+
+    trace = asyncio.run(go())
+    if args.json:
+        print(json.dumps(trace, default=str))
+        return 0
+    _print_trace(trace)
+    return 0
+
+
+def _print_trace(trace: dict[str, Any]) -> None:
+    run = trace["run"]
+    print(f"run {run['id']}: {run['goal']}")
+    print(f"  {run['mode']} in {run['root']}  provider {run['provider']} {run['model'] or ''}  sandbox {run['sandbox']}")
+    print(f"  {run['outcome'] or run['status']} after {run['steps']} steps, {run['tokens']:,} tokens  ({run['started_at']})")
+    if run["detail"]:
+        print(f"  {run['detail']}")
+    calls_by_step: dict[int, list[dict[str, Any]]] = {}
+    for call in trace["tool_calls"]:
+        calls_by_step.setdefault(call["step"], []).append(call)
+    gates = {g["step"]: g for g in trace["verification"]}
+    for step in trace["steps"]:
+        n = step["step"]
+        print(f"step {n}  ({step['tokens']:,} tokens)")
+        for call in calls_by_step.get(n, []):
+            mark = "REFUSED" if call["refused"] else ("ok" if call["ok"] else "failed")
+            print(f"  {call['name']} {json.dumps(call['arguments'])[:80]}  -> {mark}: {call['summary']}")
+        if n in gates:
+            print(f"  gate {gates[n]['status']}: {gates[n]['detail'].splitlines()[0] if gates[n]['detail'] else ''}")
+    for a in trace["approvals"]:
+        who = f" by {a['decided_by']}" if a["decided_by"] else ""
+        print(f"approval {a['id']} (step {a['step']}): {a['act']} {a['target']} -> {a['status']}{who}")
+    attempts = trace["provider_calls"]
+    if attempts:
+        failed = sum(1 for p in attempts if p["failure"])
+        print(f"model calls: {len(attempts)} attempts ({failed} failed)")
+    for child in trace["sub_agents"]:
+        print(f"sub-agent {child['id']}: {child['goal']} -> {child['outcome'] or child['status']}")
+
+
+def approvals_command(args: argparse.Namespace) -> int:
+    """Pending (deferred) decisions across runs."""
+
+    async def go() -> list[dict[str, Any]]:
+        async with _open(args) as store:
+            return await store.approvals(pending_only=True)
+
+    rows = asyncio.run(go())
+    if args.json:
+        for a in rows:
+            print(
+                json.dumps(
+                    {
+                        "run_id": a["run_id"],
+                        "request_id": a["id"],
+                        "act": a["act"],
+                        "target": a["target"],
+                        "agent": a["agent_label"],
+                        "goal": a["goal"],
+                        "rule": a["rule"],
+                        "layer": a["layer"],
+                    }
+                )
+            )
+        return 0
+    if not rows:
+        print("no pending decisions")
+        return 0
+    for a in rows:
+        print(f"run {a['run_id']} request {a['id']} [{a['agent_label']}]: {a['act']} {a['target']}  ({a['goal'][:50]})")
+    return 0

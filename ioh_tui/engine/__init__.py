@@ -1,0 +1,22 @@
+"""The agent loop: from a task contract to a checked result. Never imports Textual."""
+
+from ioh_tui.engine.api import check_contract, resume, resume_with_decision, run
+from ioh_tui.engine.bus import EventBus, Observer
+from ioh_tui.engine.cancel import CancelToken, RunCancelled
+from ioh_tui.engine.contract import EXIT_STATUS, OUTCOMES, RunResult, TaskContract, load_contract_file
+
+__all__ = [
+    "EXIT_STATUS",
+    "OUTCOMES",
+    "CancelToken",
+    "EventBus",
+    "Observer",
+    "RunCancelled",
+    "RunResult",
+    "TaskContract",
+    "check_contract",
+    "load_contract_file",
+    "resume",
+    "resume_with_decision",
+    "run",
+]

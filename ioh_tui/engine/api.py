@@ -1,0 +1,279 @@
+"""Entry points: `run` a contract, `resume` a run (from its last committed step, or with a decision).
+
+Both build one `Drive` and hand it to the one loop in `loop.py`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from ioh_tui.core import events as ev
+from ioh_tui.core.acts import Act
+from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
+from ioh_tui.core.transcript import Message, ToolCall
+from ioh_tui.engine.bus import EventBus, EventLog, Observer
+from ioh_tui.engine.cancel import CancelToken, RunCancelled
+from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract
+from ioh_tui.engine.gate import GateState, Preset
+from ioh_tui.engine.ids import Who
+from ioh_tui.engine.loop import Stop, after_step, drive, execute_tools, finish
+from ioh_tui.engine.state import Drive
+from ioh_tui.policy import ApprovalRequest, Approver, Decision, DenyAll, Policy
+from ioh_tui.providers.base import Provider
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.store import Store
+from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, ToolSet, Workspace
+
+LEASE_TTL_S = 1800.0
+_owner_seq = itertools.count(1)
+
+
+def _owner() -> str:
+    """A lease owner id: `<pid>-<ns>-<seq>` (the pid lets a later process see that we died)."""
+    return f"{os.getpid()}-{time.time_ns()}-{next(_owner_seq)}"
+
+
+def check_contract(contract: TaskContract) -> None:
+    """Refuse a contract that cannot run, before anything is recorded."""
+    if not contract.goal.strip():
+        raise ConfigError("the goal is empty")
+    if not contract.root.is_dir():
+        raise ConfigError(f"workspace {contract.root} does not exist or is not a directory")
+    single = contract.verification.single_file
+    if contract.mode == "workspace" and single is True:
+        raise ConfigError(f"{type(contract.verification).__name__} checks one file: use single-file mode (--file)")
+    if contract.mode == "single_file" and single is False:
+        raise ConfigError(f"{type(contract.verification).__name__} is a workspace criterion")
+
+
+def _default_sandbox() -> Sandbox:
+    from ioh_tui.sandbox import select
+
+    return select("auto")
+
+
+async def run(
+    contract: TaskContract,
+    provider: Provider,
+    *,
+    store: Store,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+) -> RunResult:
+    """Run a contract to its outcome. Approvals default to `DenyAll`; the policy to `Policy.default()`."""
+    check_contract(contract)
+    policy = policy or Policy.default()
+    sandbox = sandbox or _default_sandbox()
+    run_id = await store.start_run(
+        goal=contract.goal,
+        mode=contract.mode,
+        root=str(contract.root),
+        subject=contract.subject,
+        contract=contract.to_dict(),
+        provider=provider.name,
+        model=provider.model,
+        sandbox=sandbox.backend,
+    )
+    await store.set_policy(run_id, policy.to_json())
+    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
+    return await _driven(d, start=1, resumed_from=None)
+
+
+async def resume(
+    run_id: int,
+    provider: Provider,
+    *,
+    store: Store,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+    decision: Decision | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> RunResult:
+    """Continue a run from its last committed step.
+
+    A finished run is reported unchanged. A paused run first settles its pending decision
+    (`decision`, or the approver's answer), performing or refusing exactly the deferred act.
+    `overrides` may raise budgets (`max_steps`, `time_budget_s`, `token_budget`, `max_retries`).
+    """
+    row = await store.run(run_id)
+    if row.parent_run_id is not None:
+        raise ResumeError(f"run {run_id} is a sub-agent; resume its root run {row.root_run_id}")
+    contract = TaskContract.from_dict(row.contract)
+    if overrides:
+        contract = replace(contract, **overrides)
+        await store.update_contract(run_id, contract.to_dict())
+    if row.status == "completed" and row.outcome in TERMINAL:
+        # Resuming a finished run changes nothing; observers still hear how it ended.
+        EventBus(observers).emit(
+            ev.RunFinished(run_id=run_id, outcome=row.outcome, steps=row.steps, tokens=row.tokens, detail=row.detail)
+        )
+        return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
+    if policy is None:
+        stored = await store.policy(run_id)
+        policy = Policy.from_json(stored) if stored else Policy.default()
+    else:
+        await store.set_policy(run_id, policy.to_json())
+    sandbox = sandbox or _default_sandbox()
+    await store.set_run_driver(run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend)
+    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
+    d.history = [_message(m) for m in await store.messages(run_id)]
+    d.tokens = row.tokens
+    last = await store.last_step(run_id)
+    for attempt in await store.attempts(run_id, step=last + 1):
+        if attempt["completed_at"] is not None and attempt["resolution"] == "ran":
+            d.journal[(last + 1, attempt["seq"])] = attempt
+    pending = [a for a in await store.approvals(run_id, pending_only=True)]
+    if row.status == "paused" and pending:
+        return await _driven(d, start=last + 1, resumed_from=last, pending=pending[-1], decision=decision)
+    if decision is not None:
+        raise ResumeError(f"run {run_id} has no pending decision to answer")
+    return await _driven(d, start=last + 1, resumed_from=last)
+
+
+async def resume_with_decision(
+    run_id: int, decision: Decision, provider: Provider, *, store: Store, **kwargs: Any
+) -> RunResult:
+    """Answer a paused run's pending decision, then continue it."""
+    return await resume(run_id, provider, store=store, decision=decision, **kwargs)
+
+
+def _drive(
+    run_id: int,
+    contract: TaskContract,
+    provider: Provider,
+    store: Store,
+    policy: Policy,
+    approver: Approver | None,
+    sandbox: Sandbox,
+    observers: Iterable[Observer],
+    cancel: CancelToken | None,
+) -> Drive:
+    bus = EventBus(observers)
+    tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
+    return Drive(
+        run_id=run_id,
+        contract=contract,
+        provider=provider,
+        store=store,
+        sandbox=sandbox,
+        approver=approver or DenyAll(),
+        bus=bus,
+        cancel=cancel or CancelToken(),
+        gate=GateState(policy),
+        tools=ToolSet(tools),
+        workspace=Workspace.at(contract.root),
+        who=Who(run_id),
+    )
+
+
+async def _driven(
+    d: Drive,
+    *,
+    start: int,
+    resumed_from: int | None,
+    pending: dict[str, Any] | None = None,
+    decision: Decision | None = None,
+) -> RunResult:
+    """Take the lease, log events, announce the start, drive, and always clean up."""
+    log = EventLog(d.store)
+    d.bus.subscribe(log)
+    owner = _owner()
+    d.lease_generation = await d.store.acquire_lease(d.run_id, owner, LEASE_TTL_S)
+    d.lease_owner = owner
+    try:
+        d.bus.emit(
+            ev.RunStarted(
+                run_id=d.who.run_id,
+                agent_id=d.who.agent_id,
+                parent_id=d.who.parent_id,
+                goal=d.contract.goal,
+                mode=d.contract.mode,
+                budgets=d.contract.budgets(),
+                provider=d.provider.name,
+                model=d.provider.model,
+                sandbox=d.sandbox.backend,
+                resumed_from_step=resumed_from,
+            )
+        )
+        if pending is not None:
+            return await _settle_pending(d, pending, decision)
+        return await drive(d, start)
+    except asyncio.CancelledError:
+        await finish(d, Stop("cancelled", await d.store.last_step(d.run_id), "the run's task was cancelled"))
+        raise
+    except ConflictError:
+        raise
+    except Exception as exc:
+        await finish(d, Stop("failed", await d.store.last_step(d.run_id), f"internal error: {exc!r}"))
+        raise
+    finally:
+        await d.store.release_lease(d.run_id, owner)
+        await log.drain()
+
+
+async def _settle_pending(d: Drive, pending: dict[str, Any], decision: Decision | None) -> RunResult:
+    """Perform or refuse exactly the deferred act, finish its step, then continue the run."""
+    n = int(pending["step"])
+    assistant = next((m for m in reversed(d.history) if m.role == "assistant"), None)
+    calls = assistant.tool_calls if assistant is not None else ()
+    position = next((i for i, c in enumerate(calls) if c.id == pending["call_id"]), None)
+    if position is None:
+        raise ResumeError(f"request {pending['id']} does not match the paused step's tool calls")
+    if decision is None:
+        try:
+            decision = await d.cancel.guard(d.approver.decide(_request(d, pending)))
+        except RunCancelled as exc:
+            return await finish(d, Stop("cancelled", n, str(exc)))
+    if decision.kind == "defer":
+        return await finish(d, Stop("awaiting_approval", n, "the decision is still deferred", int(pending["id"])))
+    preset = Preset(Act(pending["act"]), pending["target"], decision, int(pending["id"]), by="resumed")
+    try:
+        results, rows, deferred, changed = await execute_tools(d, n, calls, first=position, preset=preset)
+        await d.store.append_to_step(d.run_id, n, [_row(m) for m in results], rows)
+        d.history.extend(results)
+        if deferred is not None:
+            raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
+        await after_step(d, n, called=True, changed=changed)
+    except Stop as stop:
+        return await finish(d, stop)
+    except RunCancelled as exc:
+        return await finish(d, Stop("cancelled", n, str(exc)))
+    return await drive(d, n + 1)
+
+
+def _request(d: Drive, row: dict[str, Any]) -> ApprovalRequest:
+    return ApprovalRequest(
+        act=Act(row["act"]),
+        target=row["target"],
+        content=row["content"],
+        preview=row["preview"],
+        rule=row["rule"],
+        layer=row["layer"],
+        request_id=int(row["id"]),
+        run_id=d.run_id,
+        agent_label=row["agent_label"],
+        step=int(row["step"]),
+        goal=d.contract.goal,
+        tool=row["tool"],
+    )
+
+
+def _message(row: dict[str, Any]) -> Message:
+    calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in row["tool_calls"])
+    return Message(row["role"], row["content"], calls, row["tool_call_id"])
+
+
+def _row(m: Message) -> dict[str, Any]:
+    return {"role": m.role, "content": m.content, "tool_calls": [], "tool_call_id": m.tool_call_id}

@@ -1,0 +1,76 @@
+"""Delivering engine events: to any number of observers, synchronously, never blocking the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+
+from ioh_tui.core.events import Event, TextDelta, ThinkingDelta, ToolOutput, to_json
+from ioh_tui.store import Store
+
+Observer = Callable[[Event], None]
+"""Called with every event, on the loop's task. Must return quickly: queue anything slow."""
+
+log = logging.getLogger(__name__)
+
+_NOT_LOGGED = (TextDelta, ThinkingDelta, ToolOutput)
+"""Streamed pieces are not logged one by one: the assembled text is in the transcript."""
+
+
+class EventBus:
+    """Fans events out to observers; a failing observer is logged and never stops the run."""
+
+    def __init__(self, observers: Iterable[Observer] = ()) -> None:
+        self._observers = list(observers)
+
+    def subscribe(self, observer: Observer) -> None:
+        """Add an observer."""
+        self._observers.append(observer)
+
+    def emit(self, event: Event) -> None:
+        """Deliver `event` to every observer, in subscription order."""
+        for observer in self._observers:
+            try:
+                observer(event)
+            except Exception:
+                log.exception("an event observer failed on %s", event.kind)
+
+
+class EventLog:
+    """An observer that appends events to the store's event log from a background task.
+
+    `emit` only queues; `drain()` waits until everything queued is written.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, _NOT_LOGGED):
+            return
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._writer(), name="event-log")
+        self._queue.put_nowait(event)
+
+    async def _writer(self) -> None:
+        while (event := await self._queue.get()) is not None:
+            try:
+                data = to_json(event)
+                await self._store.add_event(event.run_id, event.agent_id, data.get("step"), event.kind, data)
+            except Exception:
+                log.exception("could not log event %s", event.kind)
+            finally:
+                self._queue.task_done()
+        self._queue.task_done()
+
+    async def drain(self) -> None:
+        """Write everything queued so far, then stop the writer."""
+        if self._task is None:
+            return
+        self._queue.put_nowait(None)
+        await self._queue.join()
+        await self._task
+        self._task = None

@@ -1,0 +1,241 @@
+"""TaskContract (goal, subject, criterion, budgets), its TOML form, and RunResult with its outcomes."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.verification import Command, Criterion, NoGate, criterion_from_dict
+
+Mode = Literal["single_file", "workspace"]
+
+OUTCOMES = (
+    "success",
+    "finished",
+    "step_cap_reached",
+    "time_budget_exceeded",
+    "cost_budget_exceeded",
+    "awaiting_approval",
+    "stalled",
+    "cancelled",
+    "failed",
+)
+EXIT_STATUS = {
+    "success": 0,
+    "finished": 0,
+    "stalled": 1,
+    "cancelled": 1,
+    "failed": 1,
+    "step_cap_reached": 3,
+    "time_budget_exceeded": 3,
+    "cost_budget_exceeded": 3,
+    "awaiting_approval": 4,
+}
+TERMINAL = frozenset({"success", "finished", "stalled", "cancelled", "failed"})
+"""Outcomes a resume reports without driving; budget stops are re-driven (raise the bound, resume)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskContract:
+    """What a run must achieve and within which budgets."""
+
+    goal: str
+    mode: Mode
+    root: Path
+    subject: str | None = None
+    """Single-file mode: the one file (relative to `root`) the run edits."""
+    verification: Criterion = field(default_factory=NoGate)
+    max_steps: int = 12
+    time_budget_s: float | None = None
+    token_budget: int | None = None
+    max_retries: int = 2
+    exec_timeout_s: float = 900.0
+    constraints: tuple[str, ...] = ()
+
+    @classmethod
+    def single_file(cls, goal: str, path: str | Path, verification: Criterion) -> TaskContract:
+        """A run that edits one file; `path` is the file (its directory becomes the root)."""
+        file = Path(path).resolve()
+        return cls(goal, "single_file", file.parent, file.name, verification, max_steps=8)
+
+    @classmethod
+    def workspace(cls, goal: str, root: str | Path, verification: Criterion | None = None) -> TaskContract:
+        """A run over a whole directory with the full tool set."""
+        return cls(goal, "workspace", Path(root).resolve(), None, verification or NoGate())
+
+    def with_max_steps(self, n: int) -> TaskContract:
+        """A copy with a step cap."""
+        return replace(self, max_steps=_positive(n, "max_steps"))
+
+    def with_time_budget(self, seconds: float) -> TaskContract:
+        """A copy with a wall-clock budget (measured from the run's start, across restarts)."""
+        return replace(self, time_budget_s=float(_positive(seconds, "time_budget")))
+
+    def with_token_budget(self, tokens: int) -> TaskContract:
+        """A copy with a total-token budget."""
+        return replace(self, token_budget=_positive(tokens, "token_budget"))
+
+    def with_max_retries(self, n: int) -> TaskContract:
+        """A copy with a provider retry count."""
+        if n < 0:
+            raise ConfigError("max_retries must be >= 0")
+        return replace(self, max_retries=n)
+
+    def budgets(self) -> dict[str, Any]:
+        """The budgets, as reported in `run_started`."""
+        return {
+            "max_steps": self.max_steps,
+            "time_budget_s": self.time_budget_s,
+            "token_budget": self.token_budget,
+            "max_retries": self.max_retries,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form, stored with the run so a resume can rebuild it."""
+        return {
+            "goal": self.goal,
+            "mode": self.mode,
+            "root": str(self.root),
+            "subject": self.subject,
+            "verification": self.verification.to_dict(),
+            "constraints": list(self.constraints),
+            "exec_timeout_s": self.exec_timeout_s,
+            **self.budgets(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskContract:
+        """Rebuild from `to_dict`'s form."""
+        return cls(
+            goal=data["goal"],
+            mode=data["mode"],
+            root=Path(data["root"]),
+            subject=data.get("subject"),
+            verification=criterion_from_dict(data["verification"]),
+            max_steps=int(data["max_steps"]),
+            time_budget_s=data.get("time_budget_s"),
+            token_budget=data.get("token_budget"),
+            max_retries=int(data.get("max_retries", 2)),
+            exec_timeout_s=float(data.get("exec_timeout_s", 900.0)),
+            constraints=tuple(data.get("constraints", ())),
+        )
+
+
+def _positive(value: Any, name: str) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigError(f"{name} must be a positive number, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run ended."""
+
+    outcome: str
+    run_id: int
+    steps: int
+    tokens: int
+    detail: str = ""
+    remembered: tuple[str, ...] = ()
+    """Rules an approver asked to keep during the run (`act effect pattern`)."""
+    request_id: int | None = None
+    """The pending request when the outcome is `awaiting_approval`."""
+
+    @property
+    def exit_status(self) -> int:
+        """The documented exit status of a headless command for this outcome."""
+        return EXIT_STATUS[self.outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class ContractFile:
+    """A parsed `--contract` TOML file: the contract's fields, and an optional policy table."""
+
+    fields: dict[str, Any]
+    policy_toml: str | None
+
+
+_TOP = {"goal", "mode", "workspace", "file", "verification", "budgets", "constraints", "policy"}
+_BUDGETS = {"max_steps", "time_budget_s", "token_budget", "max_retries", "exec_timeout_s"}
+_VERIFY = {"kind", "argv", "expect_exit", "needle", "text", "file"}
+
+
+def load_contract_file(path: str | Path) -> ContractFile:
+    """Read a TOML task contract; `ConfigError` naming the bad key or value."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read contract {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"contract {path} is not valid TOML: {exc}") from None
+    _known(data, _TOP, f"contract {path}")
+    fields: dict[str, Any] = {}
+    for key in ("goal", "mode", "workspace", "file"):
+        if key in data:
+            fields[key] = _typed(data[key], str, f"{key}")
+    if fields.get("mode", "workspace") not in ("workspace", "single_file"):
+        raise ConfigError(f"contract {path}: mode must be 'workspace' or 'single_file'")
+    if "constraints" in data:
+        value = data["constraints"]
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise ConfigError(f"contract {path}: constraints must be a list of strings")
+        fields["constraints"] = tuple(value)
+    budgets = data.get("budgets", {})
+    _known(budgets, _BUDGETS, f"contract {path}: [budgets]")
+    for key, value in budgets.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigError(f"contract {path}: budgets.{key} must be a number >= 0, not {value!r}")
+        fields[key] = value
+    if "verification" in data:
+        fields["verification"] = _verification(data["verification"], f"contract {path}: [verification]")
+    policy_toml = None
+    if "policy" in data:
+        policy_toml = _policy_section(Path(path).read_text(encoding="utf-8"))
+    return ContractFile(fields, policy_toml)
+
+
+def _verification(data: Any, where: str) -> Criterion:
+    _known(data, _VERIFY, where)
+    kind = data.get("kind", "command" if "argv" in data else "none")
+    if kind == "command":
+        argv = data.get("argv")
+        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+            raise ConfigError(f"{where}: argv must be a non-empty list of strings")
+        expect = data.get("expect_exit", 0)
+        if isinstance(expect, bool) or not isinstance(expect, int):
+            raise ConfigError(f"{where}: expect_exit must be an integer")
+        return Command(argv, expect)
+    try:
+        return criterion_from_dict({"kind": kind, **data})
+    except KeyError as exc:
+        raise ConfigError(f"{where}: kind {kind!r} needs {exc.args[0]!r}") from None
+
+
+def _policy_section(text: str) -> str:
+    """The `[policy...]` tables of a contract file, as a TOML document of their own."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("["):
+            inside = stripped.lstrip("[").startswith("policy")
+        if inside:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _known(data: Any, allowed: set[str], where: str) -> None:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a table")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _typed(value: Any, kind: type, name: str) -> Any:
+    if not isinstance(value, kind):
+        raise ConfigError(f"contract: {name} must be a {kind.__name__}")
+    return value

@@ -1,0 +1,117 @@
+"""Dispatching one tool call: announce it, gate it, run it, journal effects that must not repeat."""
+
+from __future__ import annotations
+
+from ioh_tui.core import events as ev
+from ioh_tui.core.acts import Act, Effect
+from ioh_tui.core.transcript import ToolCall
+from ioh_tui.engine.gate import Preset, RunGate
+from ioh_tui.engine.state import Drive
+from ioh_tui.policy import ApprovalRequest
+from ioh_tui.tools import ToolContext, ToolResult
+
+_OUTPUT_EVENT_CHARS = 4000
+"""Live output is forwarded to observers in pieces of at most this size."""
+
+
+async def dispatch_call(d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None) -> ToolResult:
+    """Run one call and announce it before and after; every failure is an observation."""
+    who = {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
+    d.bus.emit(ev.ToolCallStarted(**who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)))
+    reused = d.journal.get((n, position))
+    if reused is not None and reused.get("name") == call.name and reused.get("arguments") == dict(call.arguments):
+        result = _from_journal(reused)
+    elif call.arguments_error is not None:
+        result = ToolResult(
+            f"[{call.name} error] the arguments were not a JSON object: {call.arguments_error[:500]}", ok=False
+        )
+    else:
+        result = await _run(d, n, position, call, preset)
+    if result.deferred is None:
+        d.bus.emit(
+            ev.ToolCallFinished(
+                **who,
+                step=n,
+                call_id=call.id,
+                name=call.name,
+                ok=result.ok,
+                refused=result.refused,
+                summary=result.summary,
+                output=result.output,
+            )
+        )
+    return result
+
+
+async def _run(d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None) -> ToolResult:
+    tool = d.tools.get(call.name)
+    who = {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
+
+    def on_output(text: str) -> None:
+        for i in range(0, len(text), _OUTPUT_EVENT_CHARS):
+            d.bus.emit(ev.ToolOutput(**who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]))
+
+    gate = RunGate(
+        state=d.gate,
+        workspace=d.workspace,
+        approver=d.approver,
+        store=d.store,
+        emit=d.bus.emit,
+        cancel=d.cancel,
+        base=ApprovalRequest(
+            act=Act.READ,
+            target="",
+            run_id=d.run_id,
+            agent_id=d.who.agent_id,
+            agent_label=d.agent_label,
+            step=n,
+            goal=d.contract.goal,
+            tool=call.name,
+        ),
+        who=d.who,
+        call_id=call.id,
+        preset=preset,
+    )
+    ctx = ToolContext(
+        workspace=d.workspace,
+        gate=gate,
+        visible=lambda rel: gate.verdict(Act.READ, rel).effect is not Effect.DENY,
+        sandbox=d.sandbox,
+        exec_timeout_s=d.contract.exec_timeout_s,
+        subject=d.contract.subject,
+        on_output=on_output,
+    )
+    attempt_id = None
+    if tool is not None and tool.mutating:
+        attempt_id = await d.store.open_attempt(d.run_id, n, position, call.id, call.name, dict(call.arguments))
+    result = await d.cancel.guard(d.tools.dispatch(call.name, call.arguments, ctx))
+    if attempt_id is not None:
+        resolution = "deferred" if result.deferred is not None else "ran"
+        await d.store.close_attempt(attempt_id, _journal_form(result), resolution)
+    return result
+
+
+def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:
+    """The trace row of a finished call."""
+    return {
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": dict(call.arguments),
+        "ok": result.ok,
+        "refused": result.refused,
+        "summary": result.summary,
+        "output": result.output,
+    }
+
+
+def _journal_form(result: ToolResult) -> dict[str, object]:
+    return {"output": result.output, "ok": result.ok, "refused": result.refused, "changed": result.changed}
+
+
+def _from_journal(row: dict[str, object]) -> ToolResult:
+    data = row.get("result")
+    assert isinstance(data, dict)
+    return ToolResult(
+        str(data["output"]), ok=bool(data["ok"]), refused=bool(data["refused"]), changed=bool(data["changed"])
+    )
+

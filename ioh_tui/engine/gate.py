@@ -1,0 +1,280 @@
+"""The decision gate: every act is checked against the policy; an `ask` is persisted, then decided.
+
+Deny-first always: a denied act never reaches the approver, and neither a rewrite nor a remembered
+rule can cross a deny (both are re-checked against the full policy before anything happens).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ioh_tui.core.acts import Act, Effect
+from ioh_tui.core.events import ApprovalRequested, ApprovalResolved, Event
+from ioh_tui.engine.cancel import CancelToken
+from ioh_tui.policy import ApprovalRequest, Approver, Decision, Layer, Policy, Rule, Verdict
+from ioh_tui.policy import append_rules_to_file
+from ioh_tui.store import Store
+from ioh_tui.engine.ids import Who
+from ioh_tui.tools.base import Deferral, GateAnswer, Permit, Refusal
+from ioh_tui.tools.workspace import Workspace
+
+POLL_S = 0.2
+"""How often a waiting gate looks for an answer written by another process."""
+
+
+@dataclass(slots=True)
+class Preset:
+    """A decision taken before the call is re-dispatched (resuming a deferred request)."""
+
+    act: Act
+    target: str
+    decision: Decision
+    request_id: int
+    by: str
+
+
+@dataclass(slots=True)
+class GateState:
+    """The run-wide part of the gate: the policy and the rules remembered so far."""
+
+    policy: Policy
+    remembered: list[Rule] = field(default_factory=list)
+
+    def effective(self) -> Policy:
+        """The policy with the `remembered` layer on top (deny-first, so it cannot beat a deny)."""
+        if not self.remembered:
+            return self.policy
+        return self.policy.with_layer(Layer("remembered", tuple(self.remembered)))
+
+
+class RunGate:
+    """The `Gate` the tools call during one tool call of one step."""
+
+    def __init__(
+        self,
+        *,
+        state: GateState,
+        workspace: Workspace,
+        approver: Approver,
+        store: Store,
+        emit: Callable[[Event], None],
+        cancel: CancelToken,
+        base: ApprovalRequest,
+        who: Who,
+        call_id: str,
+        preset: Preset | None = None,
+    ) -> None:
+        self._state = state
+        self._workspace = workspace
+        self._approver = approver
+        self._store = store
+        self._emit = emit
+        self._cancel = cancel
+        self._base = base
+        self._who = who
+        self._call_id = call_id
+        self._preset = preset
+
+    def verdict(self, act: Act, target: str, also: tuple[str, ...] = ()) -> Verdict:
+        """The strictest verdict over the target, `also`, and (for paths) the symlink-resolved path."""
+        policy = self._state.effective()
+        targets = [target, *also]
+        if act in (Act.READ, Act.WRITE):
+            targets += self._canonical(target)
+        verdicts = [policy.explain(act, t) for t in targets]
+        return max(verdicts, key=lambda v: v.effect.rank)
+
+    def _canonical(self, rel: str) -> list[str]:
+        try:
+            real = (self._workspace.root / rel).resolve()
+            canonical = real.relative_to(self._workspace.root).as_posix()
+        except (OSError, ValueError):
+            return []
+        return [canonical] if canonical not in (rel, ".") else []
+
+    async def __call__(
+        self,
+        act: Act,
+        target: str,
+        *,
+        content: str | None = None,
+        preview: str | None = None,
+        also: tuple[str, ...] = (),
+    ) -> GateAnswer:
+        """Decide one act (see module docstring)."""
+        verdict = self.verdict(act, target, also)
+        if verdict.effect is Effect.DENY:
+            return await self._refuse(act, target, verdict, "the policy forbids it; find another way")
+        if verdict.effect is Effect.ALLOW:
+            return Permit(target, content)
+        request = ApprovalRequest(
+            act=act,
+            target=target,
+            content=content,
+            preview=preview,
+            rule=verdict.rule,
+            layer=verdict.layer,
+            run_id=self._base.run_id,
+            agent_id=self._base.agent_id,
+            agent_label=self._base.agent_label,
+            step=self._base.step,
+            goal=self._base.goal,
+            tool=self._base.tool,
+        )
+        if self._preset is not None and (self._preset.act, self._preset.target) == (act, target):
+            request = ApprovalRequest(**{**_fields(request), "request_id": self._preset.request_id})
+            return await self._settle(request, self._preset.decision, self._preset.by)
+        request_id = await self._store.create_approval(
+            request.run_id,
+            request.step,
+            {
+                "call_id": self._call_id,
+                "tool": request.tool,
+                "act": act.value,
+                "target": target,
+                "content": content,
+                "preview": preview,
+                "rule": verdict.rule,
+                "layer": verdict.layer,
+                "agent_label": request.agent_label,
+            },
+        )
+        request = ApprovalRequest(**{**_fields(request), "request_id": request_id})
+        self._emit(
+            ApprovalRequested(
+                run_id=self._who.run_id,
+                agent_id=self._who.agent_id,
+                parent_id=self._who.parent_id,
+                request_id=request_id,
+                act=act.value,
+                target=target,
+                rule=verdict.rule,
+                layer=verdict.layer,
+                step=request.step,
+                content=content,
+                preview=preview,
+            )
+        )
+        decision, by = await self._cancel.guard(self._ask(request))
+        return await self._settle(request, decision, by)
+
+    async def _ask(self, request: ApprovalRequest) -> tuple[Decision, str]:
+        """Race the approver against an answer written into the store by another process."""
+        asked = asyncio.ensure_future(self._approver.decide(request))
+        try:
+            while True:
+                done, _ = await asyncio.wait({asked}, timeout=POLL_S)
+                if done:
+                    return asked.result(), "approver"
+                row = await self._store.approval(request.request_id)
+                if row is not None and row["status"] != "pending":
+                    asked.cancel()
+                    return _row_decision(row), row["decided_by"] or "attached"
+        finally:
+            if not asked.done():
+                asked.cancel()
+
+    async def _settle(self, request: ApprovalRequest, decision: Decision, by: str) -> GateAnswer:
+        if decision.kind == "defer":
+            await self._record(request, "defer", by)
+            self._resolved(request, decision, by)
+            return Deferral(request.request_id)
+        performed = decision.applied_to(request)
+        status = "approve" if decision.kind == "approve" else "deny"
+        won = await self._store.resolve_approval(
+            request.request_id,
+            status=status,
+            by=by,
+            reason=decision.reason if status == "deny" else None,
+            performed_target=performed.target if decision.modified else None,
+            performed_content=performed.content if decision.modified else None,
+            remembered=[r.describe() for r in decision.remember],
+        )
+        if not won:
+            row = await self._store.approval(request.request_id)
+            assert row is not None
+            decision, by = _row_decision(row), row["decided_by"] or "attached"
+            performed = decision.applied_to(request)
+        await self._record(request, decision.kind, by)
+        self._resolved(request, decision, by)
+        if decision.kind == "deny":
+            return Refusal(
+                f"[{request.act.value} denied] {request.target} — {decision.reason}", denied_by_person=True
+            )
+        return await self._approved(request, performed, decision)
+
+    async def _approved(self, request: ApprovalRequest, performed: ApprovalRequest, decision: Decision) -> GateAnswer:
+        if decision.modified:
+            also = (performed.target.split()[0],) if request.act is Act.EXEC and performed.target else ()
+            recheck = self.verdict(request.act, performed.target, also)
+            if recheck.effect is Effect.DENY:
+                return await self._refuse(
+                    request.act, performed.target, recheck, "an approved rewrite may not cross a deny"
+                )
+        if decision.remember:
+            self._state.remembered.extend(decision.remember)
+            if decision.scope == "file" and decision.remember_file is not None:
+                append_rules_to_file(Path(decision.remember_file), "remembered", list(decision.remember))
+        note = ""
+        if decision.modified:
+            note = f"(the operator rewrote this action before approving it: {request.act.value} {performed.target})"
+        return Permit(performed.target, performed.content, note)
+
+    async def _refuse(self, act: Act, target: str, verdict: Verdict, why: str) -> Refusal:
+        await self._store.add_policy_event(
+            self._base.run_id, self._base.step, kind="refusal", act=act.value, target=target,
+            rule=verdict.rule, layer=verdict.layer, source="policy",
+        )
+        where = f"rule {verdict.rule!r} in layer {verdict.layer!r}" if verdict.rule else "the default for this act"
+        return Refusal(f"[{act.value} refused] {target} ({where}): {why}")
+
+    async def _record(self, request: ApprovalRequest, decision: str, by: str) -> None:
+        await self._store.add_policy_event(
+            request.run_id, request.step, kind="decision", act=request.act.value, target=request.target,
+            rule=request.rule, layer=request.layer, decision=decision, source=by,
+        )
+
+    def _resolved(self, request: ApprovalRequest, decision: Decision, by: str) -> None:
+        self._emit(
+            ApprovalResolved(
+                run_id=self._who.run_id,
+                agent_id=self._who.agent_id,
+                parent_id=self._who.parent_id,
+                request_id=request.request_id,
+                decision=decision.kind,
+                modified=decision.modified,
+                remembered=[r.describe() for r in decision.remember],
+                reason=decision.reason or None,
+                by=by,
+            )
+        )
+
+
+def _fields(request: ApprovalRequest) -> dict[str, object]:
+    return {name: getattr(request, name) for name in request.__dataclass_fields__}
+
+
+def _row_decision(row: dict[str, object]) -> Decision:
+    """The decision recorded in an approvals row (answers from another process)."""
+    if row["status"] == "deny":
+        return Decision.deny(str(row.get("reason") or "denied"))
+    target = row.get("performed_target")
+    content = row.get("performed_content")
+    remembered = json.loads(str(row.get("remembered") or "[]"))
+    decision = Decision.rewrite(
+        target=str(target) if target is not None else None,
+        content=str(content) if content is not None else None,
+    )
+    if remembered:
+        rules = tuple(_parse_rule(text) for text in remembered)
+        return Decision("approve", target=decision.target, content=decision.content, remember=rules)
+    return decision
+
+
+def _parse_rule(text: str) -> Rule:
+    act, effect, pattern = text.split(" ", 2)
+    return Rule(Act(act), Effect(effect), pattern)

@@ -1,0 +1,256 @@
+"""The agent loop: each step asks the model once, runs its tool calls in order, commits, then checks
+the stop conditions.
+
+Stop conditions, in this fixed order. Before each step: cancelled, time budget, (the step cap ends
+the loop). After each step: cancelled, paused on a deferred decision, token budget, finished (no
+criterion and no tool call), success (the criterion passes). After the last step: step cap.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+from ioh_tui.core import events as ev
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import (
+    Attempt,
+    Completion,
+    Message,
+    Request,
+    StreamPiece,
+    TextPiece,
+    ThinkingPiece,
+    ToolCall,
+)
+from ioh_tui.engine.cancel import RunCancelled
+from ioh_tui.engine.contract import RunResult
+from ioh_tui.engine.dispatch import dispatch_call, tool_row
+from ioh_tui.engine.gate import Preset
+from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
+from ioh_tui.engine.state import Drive
+from ioh_tui.providers.retry import BudgetExhausted
+from ioh_tui.store import StepCommit
+from ioh_tui.verification import NoGate
+
+
+class Stop(Exception):
+    """Ends the drive with an outcome (control flow by exception, as the house style allows)."""
+
+    def __init__(self, outcome: str, steps: int, detail: str = "", request_id: int | None = None) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome
+        self.steps = steps
+        self.detail = detail
+        self.request_id = request_id
+
+
+async def drive(d: Drive, start: int) -> RunResult:
+    """Run steps `start..max_steps`; return how the run ended (already recorded in the store)."""
+    try:
+        for n in range(start, d.contract.max_steps + 1):
+            await _before_step(d, n)
+            await step(d, n)
+        raise Stop("step_cap_reached", d.contract.max_steps)
+    except Stop as stop:
+        return await finish(d, stop)
+    except RunCancelled as exc:
+        return await finish(d, Stop("cancelled", await d.store.last_step(d.run_id), str(exc)))
+
+
+async def _before_step(d: Drive, n: int) -> None:
+    if d.cancel.cancelled:
+        raise Stop("cancelled", n - 1, d.cancel.reason)
+    budget = d.contract.time_budget_s
+    if budget is not None and await d.store.elapsed_s(d.run_id) > budget:
+        raise Stop("time_budget_exceeded", n - 1, f"the {budget:g}s time budget is spent")
+
+
+async def step(d: Drive, n: int) -> None:
+    """One step: query, execute, commit, check."""
+    d.bus.emit(ev.StepStarted(**_who(d), step=n))
+    completion = await query(d, n)
+    assistant = Message("assistant", completion.text, completion.tool_calls)
+    results, rows, deferred, changed = await execute_tools(d, n, completion.tool_calls)
+    messages = [assistant, *results]
+    if not completion.tool_calls and not isinstance(d.contract.verification, NoGate):
+        messages.append(Message("user", no_tool_call(n)))
+    usage = completion.usage
+    step_tokens = usage.total_tokens if usage else 0
+    await d.store.commit_step(
+        StepCommit(
+            run_id=d.run_id,
+            step=n,
+            decision="; ".join(r["summary"] for r in rows) or ("no tool call" if not completion.tool_calls else ""),
+            tool_call=" | ".join(f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}" for c in completion.tool_calls),
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+            cost_usd=usage.cost_usd if usage else None,
+            messages=[_message_row(m) for m in messages],
+            tool_calls=rows,
+            lease_owner=d.lease_owner,
+            lease_generation=d.lease_generation,
+        )
+    )
+    d.history.extend(messages)
+    d.tokens += step_tokens
+    d.bus.emit(ev.StepFinished(**_who(d), step=n, tokens=step_tokens, total_tokens=d.tokens, tool_calls=len(rows)))
+    if deferred is not None:
+        raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
+    await after_step(d, n, called=bool(completion.tool_calls), changed=changed)
+
+
+async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
+    """The stop checks after a committed step (also run after a resumed decision completes a step)."""
+    if d.cancel.cancelled:
+        raise Stop("cancelled", n, d.cancel.reason)
+    budget = d.contract.token_budget
+    if budget is not None and d.tokens > budget:
+        raise Stop("cost_budget_exceeded", n, f"{d.tokens:,} tokens used of a {budget:,} budget")
+    criterion = d.contract.verification
+    if isinstance(criterion, NoGate):
+        if not called:
+            raise Stop("finished", n)
+        return
+    if d.gate_checked and not changed:
+        return
+    d.gate_checked = True
+    d.bus.emit(ev.VerificationStarted(**_who(d), criterion=criterion.describe(), step=n))
+    outcome = await d.cancel.guard(criterion.evaluate(d.contract.root, d.contract.subject, d.sandbox))
+    detail = outcome.detail
+    if outcome.result is not None and outcome.status != "passed":
+        tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
+        detail = f"{detail}\n{tail}" if tail else detail
+    await d.store.add_gate_attempt(d.run_id, n, criterion.describe(), outcome.status, detail)
+    d.bus.emit(ev.VerificationFinished(**_who(d), status=outcome.status, detail=detail, step=n))
+    if outcome:
+        raise Stop("success", n)
+
+
+async def query(d: Drive, n: int) -> Completion:
+    """Ask the model once (with the provider's retries), streaming pieces as events."""
+    request = Request(
+        (Message("system", system_prompt(d.contract)), Message("user", task_block(d.contract)), *d.history),
+        tools=d.tools.specs,
+    )
+
+    def on_piece(piece: StreamPiece) -> None:
+        if isinstance(piece, TextPiece) and piece.text:
+            d.bus.emit(ev.TextDelta(**_who(d), step=n, text=piece.text))
+        elif isinstance(piece, ThinkingPiece) and piece.text:
+            d.bus.emit(ev.ThinkingDelta(**_who(d), step=n, text=piece.text))
+
+    pending: list[Attempt] = []
+    deadline = None
+    if d.contract.time_budget_s is not None:
+        remaining = d.contract.time_budget_s - await d.store.elapsed_s(d.run_id)
+        deadline = time.monotonic() + max(0.0, remaining)
+    try:
+        completion = await d.cancel.guard(
+            d.provider.complete(request, on_piece=on_piece, on_attempt=pending.append, deadline=deadline)
+        )
+    except BudgetExhausted as exc:
+        await _account(d, n, pending)
+        raise Stop("time_budget_exceeded", n - 1, str(exc)) from None
+    except ProviderError as exc:
+        await _account(d, n, pending)
+        raise Stop("failed", n - 1, f"provider error: {exc}") from None
+    await _account(d, n, pending)
+    usage = completion.usage
+    d.bus.emit(
+        ev.UsageReported(
+            **_who(d),
+            step=n,
+            input_tokens=usage.input_tokens if usage else 0,
+            output_tokens=usage.output_tokens if usage else 0,
+            ttft_ms=completion.ttft_ms,
+            latency_ms=completion.latency_ms,
+            cost_usd=usage.cost_usd if usage else None,
+            cache_read_tokens=usage.cache_read_tokens if usage else 0,
+        )
+    )
+    return completion
+
+
+async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
+    """One accounting row per attempt; a retry is announced as an event."""
+    for a in attempts:
+        u = a.usage
+        await d.store.add_provider_call(
+            d.run_id,
+            n,
+            {
+                "attempt": a.attempt,
+                "provider": a.provider,
+                "model": a.model,
+                "input_tokens": u.input_tokens if u else 0,
+                "output_tokens": u.output_tokens if u else 0,
+                "cache_read_tokens": u.cache_read_tokens if u else 0,
+                "cache_write_tokens": u.cache_write_tokens if u else 0,
+                "reasoning_tokens": u.reasoning_tokens if u else 0,
+                "cost_usd": u.cost_usd if u else None,
+                "latency_ms": a.latency_ms,
+                "ttft_ms": a.ttft_ms,
+                "stop_reason": a.stop_reason,
+                "failure": a.failure,
+            },
+        )
+        if a.retry_in_s is not None:
+            d.bus.emit(
+                ev.RetryScheduled(
+                    **_who(d), step=n, attempt=a.attempt, error_kind=a.failure or "", delay_ms=int(a.retry_in_s * 1000)
+                )
+            )
+    attempts.clear()
+
+
+async def execute_tools(
+    d: Drive, n: int, calls: tuple[ToolCall, ...], *, first: int = 0, preset: Preset | None = None
+) -> tuple[list[Message], list[dict[str, object]], int | None, bool]:
+    """Dispatch calls in the model's order; stop at the first deferred decision.
+
+    Returns the tool-result messages, the rows for the trace, the deferred request id (if any) and
+    whether the workspace changed.
+    """
+    results: list[Message] = []
+    rows: list[dict[str, object]] = []
+    changed = False
+    for position in range(first, len(calls)):
+        call = calls[position]
+        result = await dispatch_call(d, n, position, call, preset if position == first else None)
+        if result.deferred is not None:
+            return results, rows, result.deferred, changed
+        changed = changed or result.changed
+        results.append(Message("tool", result.output, tool_call_id=call.id))
+        rows.append(tool_row(call, result))
+    return results, rows, None, changed
+
+
+async def finish(d: Drive, stop: Stop) -> RunResult:
+    """Record the outcome, announce it, and build the result."""
+    status = "paused" if stop.outcome == "awaiting_approval" else "completed"
+    await d.store.finish_run(d.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
+    steps = await d.store.last_step(d.run_id)
+    d.bus.emit(ev.RunFinished(**_who(d), outcome=stop.outcome, steps=steps, tokens=d.tokens, detail=stop.detail))
+    return RunResult(
+        stop.outcome,
+        d.run_id,
+        steps,
+        d.tokens,
+        stop.detail,
+        tuple(r.describe() for r in d.gate.remembered),
+        stop.request_id,
+    )
+
+
+def _who(d: Drive) -> dict[str, int | None]:
+    return {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
+
+
+def _message_row(m: Message) -> dict[str, object]:
+    return {
+        "role": m.role,
+        "content": m.content,
+        "tool_calls": [{"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in m.tool_calls],
+        "tool_call_id": m.tool_call_id,
+    }

@@ -1,0 +1,46 @@
+"""What one drive of a run holds: its parts, its identity in events, its running totals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ioh_tui.core.transcript import Message
+from ioh_tui.engine.bus import EventBus
+from ioh_tui.engine.cancel import CancelToken
+from ioh_tui.engine.contract import TaskContract
+from ioh_tui.engine.gate import GateState
+from ioh_tui.engine.ids import Who
+from ioh_tui.policy import Approver
+from ioh_tui.providers.base import Provider
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.store import Store
+from ioh_tui.tools import ToolSet, Workspace
+
+
+@dataclass(slots=True)
+class Drive:
+    """One drive of one run (a start or a resume) and everything it works with."""
+
+    run_id: int
+    contract: TaskContract
+    provider: Provider
+    store: Store
+    sandbox: Sandbox
+    approver: Approver
+    bus: EventBus
+    cancel: CancelToken
+    gate: GateState
+    tools: ToolSet
+    workspace: Workspace
+    who: Who
+    agent_label: str = "root"
+    lease_owner: str | None = None
+    lease_generation: int | None = None
+    history: list[Message] = field(default_factory=list)
+    """The transcript after the system prompt and the task block."""
+    tokens: int = 0
+    """Tokens of committed steps, across every drive of the run."""
+    journal: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict)
+    """Completed journalled calls of an uncommitted step, by (step, position): reused, never redone."""
+    gate_checked: bool = False
+    """Whether the criterion was evaluated in this drive (an unchanged workspace is not re-checked)."""

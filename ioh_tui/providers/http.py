@@ -1,0 +1,298 @@
+"""Shared HTTP streaming for the wire providers: one POST, SSE decoding, errors mapped to kinds.
+
+Retries are not done here: `complete` hands one attempt at a time to `call_with_retries`.
+Errors map as: HTTP status through `classify_status` (with `Retry-After` or `retry-after-ms`
+honoured); a refused redirect is `malformed` (redirects are off); connection and read failures
+(including a cut chunked body) are `transport`; httpx timeouts, the per-attempt `timeout` and a
+stream silent for longer than `stall_timeout_s` are `timeout`.
+
+The API key is held in a `Secret` whose repr is masked, and is scrubbed from every error message
+this module builds, so it never reaches a log, an event or the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+import httpx
+
+from ioh_tui import __version__
+from ioh_tui.core.errors import ConfigError, ProviderError
+from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
+from ioh_tui.providers.assemble import transcript_call_ids
+from ioh_tui.providers.classify import classify_status, parse_retry_after
+from ioh_tui.providers.pricing import PriceTable
+from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
+from ioh_tui.providers.sse import ServerSentEvent, aiter_sse
+
+DEFAULT_TIMEOUT_S = 600.0
+"""Longest one attempt may take, first byte to last (the original's request timeout)."""
+DEFAULT_STALL_TIMEOUT_S = 120.0
+"""Longest a stream may stay silent (keep-alive comments count as traffic)."""
+
+
+class Secret:
+    """A credential that never shows itself in a repr, a str or an f-string."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str | None) -> None:
+        self._value = value or None
+
+    def reveal(self) -> str | None:
+        """The value, for the one header that needs it."""
+        return self._value
+
+    def redact(self, text: str) -> str:
+        """`text` with every occurrence of the value masked."""
+        return text.replace(self._value, "[redacted]") if self._value else text
+
+    def __repr__(self) -> str:
+        return "Secret('***')" if self._value else "Secret(None)"
+
+    __str__ = __repr__
+
+
+def from_env(name: str) -> str | None:
+    """An environment variable; empty counts as unset."""
+    return os.environ.get(name) or None
+
+
+def require(value: str | None, env_name: str) -> str:
+    """`value`, or the environment variable, or a `ConfigError` saying it is not set."""
+    value = value or from_env(env_name)
+    if not value:
+        raise ConfigError(f"{env_name} is not set")
+    return value
+
+
+def check_base_url(base_url: str) -> str:
+    """A usable http(s) base URL without its trailing slash, else `ConfigError`."""
+    try:
+        url = httpx.URL(base_url)
+    except (httpx.InvalidURL, TypeError):
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"base URL {base_url!r} is not an http(s) URL")
+    return base_url.rstrip("/")
+
+
+class StreamAssembler(Protocol):
+    """What a wire's assembler offers the HTTP layer."""
+
+    def feed(self, event: ServerSentEvent) -> bool:
+        """Take one event; True when the stream's terminator arrived."""
+        ...
+
+    def finish(self) -> Completion:
+        """The assembled completion, or the `ProviderError` the stream amounts to."""
+        ...
+
+
+class WireProvider:
+    """Base of the HTTP providers; subclasses give the body, headers and assembler."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        endpoint: str,
+        model: str,
+        api_key: str | None,
+        max_retries: int,
+        client: httpx.AsyncClient | None,
+        timeout: float | None,
+        stall_timeout_s: float,
+        prices: PriceTable | None,
+        retry: RetryPolicy | None,
+        sleep: Sleep,
+    ) -> None:
+        self._name = name
+        self.endpoint = endpoint
+        self._model = model
+        self._key = Secret(api_key)
+        self.max_retries = max_retries
+        self._timeout = timeout
+        self._http_timeout = httpx.Timeout(stall_timeout_s)
+        self._prices = PriceTable.builtin() if prices is None else prices
+        self._retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._owns_client = client is None
+        self._client = client or httpx.AsyncClient(
+            follow_redirects=False, timeout=self._http_timeout
+        )
+
+    @property
+    def name(self) -> str:
+        """Short provider name for the trace."""
+        return self._name
+
+    @property
+    def model(self) -> str | None:
+        """The model slug requests go to."""
+        return self._model
+
+    def __repr__(self) -> str:
+        kind = type(self).__name__
+        return f"{kind}(name={self._name!r}, model={self._model!r}, endpoint={self.endpoint!r})"
+
+    async def complete(
+        self,
+        request: Request,
+        *,
+        on_piece: StreamSink | None = None,
+        on_attempt: AttemptSink | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """Stream one completion, retrying retryable failures (see `Provider`).
+
+        Pieces of a failed attempt have already gone to `on_piece`; the retry streams afresh.
+        """
+        model = request.model or self._model
+        body = json.dumps(self.build_body(request, model), ensure_ascii=False).encode()
+        used_ids = transcript_call_ids(request)
+        return await call_with_retries(
+            lambda: self._attempt(body, model, used_ids, on_piece, deadline),
+            provider=self._name,
+            model=model,
+            max_retries=self.max_retries,
+            policy=self._retry,
+            on_attempt=on_attempt,
+            deadline=deadline,
+            sleep=self._sleep,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this provider made it."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> WireProvider:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def build_body(self, request: Request, model: str) -> dict[str, Any]:
+        """The wire's JSON body (subclasses)."""
+        raise NotImplementedError
+
+    def headers(self, key: str | None) -> dict[str, str]:
+        """The wire's auth and version headers (subclasses)."""
+        raise NotImplementedError
+
+    def assembler(
+        self, on_piece: StreamSink | None, used_ids: Iterable[str], started: float
+    ) -> StreamAssembler:
+        """A fresh assembler for one attempt (subclasses)."""
+        raise NotImplementedError
+
+    async def _attempt(
+        self,
+        body: bytes,
+        model: str,
+        used_ids: set[str],
+        on_piece: StreamSink | None,
+        deadline: float | None,
+    ) -> Completion:
+        # Imported here: the registry imports the provider classes, which import this module.
+        from ioh_tui.providers.registry import ensure_allowed
+
+        ensure_allowed(self.endpoint)
+        started = time.monotonic()
+        assembler = self.assembler(on_piece, used_ids, started)
+        headers = {
+            "content-type": "application/json",
+            "accept": "text/event-stream",
+            "user-agent": f"ioh-tui/{__version__}",
+            **self.headers(self._key.reveal()),
+        }
+        try:
+            async with asyncio.timeout(self._attempt_budget(deadline)):
+                async with self._client.stream(
+                    "POST",
+                    self.endpoint,
+                    content=body,
+                    headers=headers,
+                    timeout=self._http_timeout,
+                    follow_redirects=False,
+                ) as response:
+                    if response.status_code != 200:
+                        raise await self._http_error(response)
+                    async for event in aiter_sse(response.aiter_bytes()):
+                        if assembler.feed(event):
+                            break
+        except (httpx.TimeoutException, TimeoutError) as exc:
+            raise ProviderError("timeout", self._describe(exc, "no data in time")) from None
+        except httpx.HTTPError as exc:
+            raise ProviderError("transport", self._describe(exc, "connection failed")) from None
+        completion = assembler.finish()
+        return self._priced(completion, model)
+
+    def _attempt_budget(self, deadline: float | None) -> float | None:
+        if deadline is None:
+            return self._timeout
+        left = max(0.0, deadline - time.monotonic())
+        return left if self._timeout is None else min(left, self._timeout)
+
+    async def _http_error(self, response: httpx.Response) -> ProviderError:
+        status = response.status_code
+        if 300 <= status < 400:
+            where = response.headers.get("location", "elsewhere")
+            return ProviderError(
+                "malformed",
+                self._key.redact(f"redirected to {where}; redirects are not followed"),
+                status=status,
+                retryable=False,
+            )
+        try:
+            raw = await response.aread()
+        except httpx.HTTPError:
+            raw = b""
+        summary = _error_summary(raw.decode("utf-8", "replace"))
+        return classify_status(status, self._key.redact(summary), _retry_after(response.headers))
+
+    def _priced(self, completion: Completion, model: str) -> Completion:
+        usage = completion.usage
+        if usage is None or usage.cost_usd is not None:
+            return completion
+        cost = self._prices.cost(completion.model or model, usage)
+        if cost is None and completion.model and completion.model != model:
+            cost = self._prices.cost(model, usage)
+        if cost is None:
+            return completion
+        return dataclasses.replace(completion, usage=dataclasses.replace(usage, cost_usd=cost))
+
+    def _describe(self, exc: BaseException, fallback: str) -> str:
+        detail = str(exc) or fallback
+        return self._key.redact(f"{type(exc).__name__}: {detail} ({self.endpoint})")
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def _error_summary(body: str) -> str:
+    """The useful part of an error body: type, code and message when it is vendor JSON."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return body
+    parts = [error.get("type"), error.get("code"), error.get("message")]
+    summary = ": ".join(str(p) for p in parts if p not in (None, ""))
+    return summary or body

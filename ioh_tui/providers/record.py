@@ -1,0 +1,345 @@
+"""Record a provider's answers, and replay them later by request content with no network (§9.8).
+
+A recording is JSON: `{"ioh_tui": "<version>", "exchanges": [{"request": ..., "completion": ...}]}`.
+Replay keys an answer by the sha256 of the canonical JSON of the *whole* request (messages, tools,
+max_tokens, model; sorted keys). Keying by content, not by call count, is what makes a resumed run
+that re-asks a step get the answer the crashed run got. Unlike the original (which clears `messages`
+from the key), the transcript is part of the key here, so a run that drifts from the recording fails
+loudly at the first divergent request instead of being answered for a different conversation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ioh_tui import __version__
+from ioh_tui.core.errors import ConfigError, ProviderError
+from ioh_tui.core.transcript import (
+    AttemptSink,
+    Completion,
+    Request,
+    StreamPiece,
+    StreamSink,
+    TextPiece,
+    ThinkingPiece,
+    ToolCall,
+    ToolCallPiece,
+    Usage,
+)
+from ioh_tui.providers.base import Provider
+from ioh_tui.providers.retry import call_with_retries
+from ioh_tui.providers.scenario import chunks
+
+FORMAT_KEY = "ioh_tui"
+
+
+def request_to_json(request: Request) -> dict[str, Any]:
+    """The request as plain JSON data (every field, defaults included, so keys are stable)."""
+    return {
+        "messages": [
+            {
+                "role": m.role,
+                "content": m.content,
+                "tool_calls": [_call_to_json(c) for c in m.tool_calls],
+                "tool_call_id": m.tool_call_id,
+            }
+            for m in request.messages
+        ],
+        "tools": [
+            {"name": t.name, "description": t.description, "parameters": dict(t.parameters)}
+            for t in request.tools
+        ],
+        "max_tokens": request.max_tokens,
+        "model": request.model,
+    }
+
+
+def request_key(request: Mapping[str, Any]) -> str:
+    """sha256 of the canonical JSON of a request (as `request_to_json` gives it)."""
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def completion_to_json(completion: Completion) -> dict[str, Any]:
+    """A completion as plain JSON data."""
+    usage = completion.usage
+    return {
+        "text": completion.text,
+        "thinking": completion.thinking,
+        "tool_calls": [_call_to_json(c) for c in completion.tool_calls],
+        "usage": None
+        if usage is None
+        else {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cache_read_tokens": usage.cache_read_tokens,
+            "cache_write_tokens": usage.cache_write_tokens,
+            "reasoning_tokens": usage.reasoning_tokens,
+            "cost_usd": usage.cost_usd,
+        },
+        "stop_reason": completion.stop_reason,
+        "model": completion.model,
+        "ttft_ms": completion.ttft_ms,
+        "latency_ms": completion.latency_ms,
+    }
+
+
+def completion_from_json(data: Mapping[str, Any]) -> Completion:
+    """The inverse of `completion_to_json`."""
+    usage = data.get("usage")
+    return Completion(
+        text=data.get("text", ""),
+        thinking=data.get("thinking", ""),
+        tool_calls=tuple(
+            ToolCall(c["id"], c["name"], c["arguments"], c.get("arguments_error"))
+            for c in data.get("tool_calls", [])
+        ),
+        usage=None if usage is None else Usage(**usage),
+        stop_reason=data.get("stop_reason"),
+        model=data.get("model"),
+        ttft_ms=data.get("ttft_ms"),
+        latency_ms=data.get("latency_ms"),
+    )
+
+
+def _call_to_json(call: ToolCall) -> dict[str, Any]:
+    return {
+        "id": call.id,
+        "name": call.name,
+        "arguments": dict(call.arguments),
+        "arguments_error": call.arguments_error,
+    }
+
+
+class Recorder:
+    """Passes every request to `inner` and keeps each successful (request, completion).
+
+    Failures are not kept: a replay answers only what the run went on with.
+    """
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+        self.exchanges: list[tuple[Request, Completion]] = []
+        """Successful exchanges in the order they happened."""
+
+    @property
+    def name(self) -> str:
+        """The inner provider's name (the trace shows who really answered)."""
+        return self.inner.name
+
+    @property
+    def model(self) -> str | None:
+        """The inner provider's model."""
+        return self.inner.model
+
+    async def complete(
+        self,
+        request: Request,
+        *,
+        on_piece: StreamSink | None = None,
+        on_attempt: AttemptSink | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """Ask the inner provider and keep the answer."""
+        completion = await self.inner.complete(
+            request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
+        )
+        self.exchanges.append((request, completion))
+        return completion
+
+    def save(self, path: str | Path) -> None:
+        """Write the recording as pretty JSON (atomically: a crash never leaves half a file)."""
+        data = {
+            FORMAT_KEY: __version__,
+            "exchanges": [
+                {"request": request_to_json(r), "completion": completion_to_json(c)}
+                for r, c in self.exchanges
+            ],
+        }
+        target = Path(path)
+        partial = target.with_name(f".{target.name}.partial")
+        partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(partial, target)
+
+    async def aclose(self) -> None:
+        """Close the inner provider."""
+        await self.inner.aclose()
+
+
+class Replay:
+    """Answers from a recording by request content; never touches the network.
+
+    The same request asked again straight away gets the same answer (a re-asked step); when the
+    same request was recorded several times, asking it again after a different one moves on to
+    its next recorded answer, staying on the last.
+    """
+
+    def __init__(self, exchanges: Sequence[tuple[Mapping[str, Any], Completion]]) -> None:
+        self._recorded = [dict(request) for request, _ in exchanges]
+        self._answers: dict[str, list[Completion]] = {}
+        for request, completion in exchanges:
+            self._answers.setdefault(request_key(request), []).append(completion)
+        self._position: dict[str, int] = {}
+        self._last_key: str | None = None
+        self._model = next((c.model for _, c in exchanges if c.model), None)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Replay:
+        """Read a recording.
+
+        Raises:
+            ConfigError: unreadable or malformed, or written by another `major.minor` series.
+        """
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read recording {path}: {exc.strerror or exc}") from None
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"recording {path} is not valid JSON: {exc.msg}") from None
+        if not isinstance(data, dict) or not isinstance(data.get(FORMAT_KEY), str):
+            raise ConfigError(f"{path} is not an ioh-tui recording (no {FORMAT_KEY!r} version)")
+        if _series(data[FORMAT_KEY]) != _series(__version__):
+            raise ConfigError(
+                f"recording {path} was made by ioh-tui {data[FORMAT_KEY]}; this is {__version__}"
+                f" and replays only recordings of the {_series(__version__)} series"
+            )
+        try:
+            exchanges = [
+                (e["request"], completion_from_json(e["completion"])) for e in data["exchanges"]
+            ]
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise ConfigError(f"recording {path} is malformed: {exc!r}") from None
+        for number, (request, _) in enumerate(exchanges):
+            if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+                raise ConfigError(f"recording {path}: exchange {number} has no request messages")
+        return cls(exchanges)
+
+    @property
+    def name(self) -> str:
+        """`replay`."""
+        return "replay"
+
+    @property
+    def model(self) -> str | None:
+        """The model the recording was answered by."""
+        return self._model
+
+    async def complete(
+        self,
+        request: Request,
+        *,
+        on_piece: StreamSink | None = None,
+        on_attempt: AttemptSink | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """Stream and return the recorded answer to this exact request.
+
+        Raises:
+            ProviderError: `malformed`, not retryable, naming where the request diverges.
+        """
+        return await call_with_retries(
+            lambda: self._answer(request, on_piece),
+            provider=self.name,
+            model=self.model,
+            max_retries=0,
+            on_attempt=on_attempt,
+            deadline=deadline,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+    async def _answer(self, request: Request, on_piece: StreamSink | None) -> Completion:
+        asked = request_to_json(request)
+        key = request_key(asked)
+        answers = self._answers.get(key)
+        if answers is None:
+            raise ProviderError("malformed", self._divergence(asked), retryable=False)
+        position = self._position.get(key, -1)
+        if position < 0 or self._last_key != key:
+            position = min(position + 1, len(answers) - 1)
+            self._position[key] = position
+        self._last_key = key
+        completion = answers[position]
+        started = time.monotonic()
+        if on_piece is not None:
+            for piece in _pieces(completion):
+                on_piece(piece)
+        return (
+            completion if completion.latency_ms is not None else _with_latency(completion, started)
+        )
+
+    def _divergence(self, asked: Mapping[str, Any]) -> str:
+        if not self._recorded:
+            return "replay: the recording holds no exchanges"
+        scored = [
+            (_common_prefix(r["messages"], asked["messages"]), i)
+            for i, r in enumerate(self._recorded)
+        ]
+        best, number = max(scored, key=lambda s: (s[0], -s[1]))
+        nearest = self._recorded[number]
+        return (
+            "replay: no recorded answer for this request; the nearest recording "
+            f"(exchange {number}) {_difference(nearest, asked, best)}"
+        )
+
+
+def _series(version: str) -> str:
+    return ".".join(version.split(".")[:2])
+
+
+def _common_prefix(recorded: Sequence[Any], asked: Sequence[Any]) -> int:
+    count = 0
+    for old, new in zip(recorded, asked, strict=False):
+        if old != new:
+            break
+        count += 1
+    return count
+
+
+def _difference(recorded: Mapping[str, Any], asked: Mapping[str, Any], same: int) -> str:
+    old_messages, new_messages = recorded["messages"], asked["messages"]
+    if same < min(len(old_messages), len(new_messages)):
+        old, new = old_messages[same], new_messages[same]
+        for field in ("role", "content", "tool_calls", "tool_call_id"):
+            if old.get(field) != new.get(field):
+                return (
+                    f"first differs at messages[{same}].{field}: "
+                    f"recorded {_short(old.get(field))}, asked {_short(new.get(field))}"
+                )
+    if len(old_messages) != len(new_messages):
+        return (
+            f"has {len(old_messages)} messages and this request {len(new_messages)}"
+            f" (the first {same} agree)"
+        )
+    for field in ("tools", "max_tokens", "model"):
+        if recorded.get(field) != asked.get(field):
+            old, new = _short(recorded.get(field)), _short(asked.get(field))
+            return f"differs in {field}: recorded {old}, asked {new}"
+    return "differs in a field this version does not compare"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pieces(completion: Completion) -> list[StreamPiece]:
+    pieces: list[StreamPiece] = [ThinkingPiece(c) for c in chunks(completion.thinking)]
+    pieces += [TextPiece(c) for c in chunks(completion.text)]
+    for i, call in enumerate(completion.tool_calls):
+        pieces.append(ToolCallPiece(i, call.id, call.name, ""))
+        arguments = json.dumps(dict(call.arguments))
+        pieces += [ToolCallPiece(i, arguments=c) for c in chunks(arguments, 24)]
+    return pieces
+
+
+def _with_latency(completion: Completion, started: float) -> Completion:
+    return replace(completion, latency_ms=(time.monotonic() - started) * 1000)

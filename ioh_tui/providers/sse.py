@@ -1,0 +1,168 @@
+"""Server-sent events: line decoder, event decoder, and an async iterator over response bytes.
+
+Layered like httpx-sse and written to the WHATWG event-stream rules:
+
+- Bytes are decoded as UTF-8 incrementally, so a character split across network chunks is
+  joined, and one leading byte-order mark is dropped. Invalid bytes become U+FFFD.
+- A line ends in CRLF, LF or CR. A CR that ends one network chunk ends its line at once (no
+  waiting), and an LF that starts the next chunk is then swallowed rather than read as a blank
+  line (which would dispatch an event early).
+- A line starting with `:` is a comment (keep-alives such as `: OPENROUTER PROCESSING`).
+- `field:value` with one leading space of the value stripped; a line without a colon is a field
+  with an empty value. Fields are `event`, `data`, `id` (ignored when it holds NUL) and `retry`
+  (only ASCII digits); any other field is ignored.
+- Several `data` lines are joined with a newline. A blank line dispatches the event, but only when
+  at least one `data` line was seen (`event: x` alone dispatches nothing). A `data:` line with
+  an empty value does dispatch, with `data == ""`; the wire layers skip such keep-alives.
+- `id` persists across events (it is the stream's last event id); `retry` is reported on the
+  event whose block carried it.
+
+Decision, end of stream: an event that is not followed by a blank line is dropped, as the
+WHATWG rules and both official SDKs do. Nothing is guessed from a half-received event. A stream
+that ends that way has therefore lost its terminator (`[DONE]`, `message_stop`), and the wire
+layer reports it as `truncated`, which is retried.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+_BOM = "\ufeff"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    """One dispatched event."""
+
+    event: str = "message"
+    """The `event` field, or `message` when the block had none."""
+    data: str = ""
+    """The `data` lines joined with newlines."""
+    id: str = ""
+    """The last event id seen on the stream so far."""
+    retry: int | None = None
+    """The reconnection time in milliseconds, when this event's block set one."""
+
+
+class LineDecoder:
+    """Turns network chunks into complete lines (without their line ends)."""
+
+    __slots__ = ("_buffer", "_decoder", "_started", "_swallow_lf")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._buffer = ""
+        self._swallow_lf = False
+        self._started = False
+
+    def decode(self, chunk: bytes) -> list[str]:
+        """The lines completed by `chunk`; an unfinished line is kept for the next call."""
+        return self._split(self._decoder.decode(chunk))
+
+    def flush(self) -> list[str]:
+        """At end of stream: finish decoding and return any line still pending.
+
+        The pending line had no line end; `EventDecoder` can never dispatch on it, but a caller
+        that wants to see it (tests, diagnostics) can.
+        """
+        lines = self._split(self._decoder.decode(b"", final=True))
+        if self._buffer:
+            lines.append(self._buffer)
+            self._buffer = ""
+        return lines
+
+    def _split(self, text: str) -> list[str]:
+        if not text:
+            return []
+        if not self._started:
+            self._started = True
+            if text.startswith(_BOM):
+                text = text[1:]
+        if self._swallow_lf:
+            self._swallow_lf = False
+            if text.startswith("\n"):
+                text = text[1:]
+        if "\r" in text:
+            # Lone CR and CRLF are rare on real streams; plain LF takes the fast path below.
+            parts = _LINE_END.split(self._buffer + text)
+            self._swallow_lf = text.endswith("\r")
+        elif "\n" in text:
+            parts = (self._buffer + text).split("\n")
+        else:
+            self._buffer += text
+            return []
+        self._buffer = parts.pop()
+        return parts
+
+
+class EventDecoder:
+    """Turns lines into events, one line at a time."""
+
+    __slots__ = ("_data", "_event", "_last_id", "_retry")
+
+    def __init__(self) -> None:
+        self._event = ""
+        self._data: list[str] = []
+        self._last_id = ""
+        self._retry: int | None = None
+
+    def decode(self, line: str) -> ServerSentEvent | None:
+        """Feed one line; returns the event a blank line dispatches, else None."""
+        if not line:
+            return self._dispatch()
+        if line[0] == ":":
+            return None
+        name, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if name == "data":
+            self._data.append(value)
+        elif name == "event":
+            self._event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+        return None
+
+    def _dispatch(self) -> ServerSentEvent | None:
+        data, event, retry = self._data, self._event, self._retry
+        self._data, self._event, self._retry = [], "", None
+        if not data:
+            return None
+        return ServerSentEvent(
+            event=event or "message",
+            data=data[0] if len(data) == 1 else "\n".join(data),
+            id=self._last_id,
+            retry=retry,
+        )
+
+
+def iter_sse(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
+    """The events of a byte stream given as an iterable of network chunks."""
+    lines = LineDecoder()
+    events = EventDecoder()
+    for chunk in chunks:
+        for line in lines.decode(chunk):
+            event = events.decode(line)
+            if event is not None:
+                yield event
+
+
+async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[ServerSentEvent]:
+    """The events of an async byte stream, e.g. `httpx.Response.aiter_bytes()`.
+
+    The final event is dropped when no blank line follows it (see the module docstring).
+    """
+    lines = LineDecoder()
+    events = EventDecoder()
+    async for chunk in chunks:
+        for line in lines.decode(chunk):
+            event = events.decode(line)
+            if event is not None:
+                yield event

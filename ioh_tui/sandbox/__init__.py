@@ -1,0 +1,23 @@
+"""Containment for every command the agent or a gate runs: probe, select, run under caps, tear down."""
+
+from ioh_tui.core.errors import SandboxError
+from ioh_tui.sandbox.base import GATE_LIMITS, CapHit, ExecResult, Limits, OutputSink, Sandbox
+from ioh_tui.sandbox.probe import BACKENDS, RUNGS, ProbeReport, probe, probe_report, select
+from ioh_tui.sandbox.workdir import workdir
+
+__all__ = [
+    "BACKENDS",
+    "GATE_LIMITS",
+    "RUNGS",
+    "CapHit",
+    "ExecResult",
+    "Limits",
+    "OutputSink",
+    "ProbeReport",
+    "Sandbox",
+    "SandboxError",
+    "probe",
+    "probe_report",
+    "select",
+    "workdir",
+]

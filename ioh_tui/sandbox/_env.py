@@ -1,0 +1,119 @@
+"""The scrubbed environment every sandboxed command starts from, and the rlimits it runs under."""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+from collections.abc import Callable, Mapping
+
+from ioh_tui.sandbox.base import Limits
+
+BASE_KEYS = ("PATH", "HOME", "LANG", "TERM", "TMPDIR")
+"""The only variables inherited from the parent: enough to find programs, nothing that authenticates."""
+
+_PROXY_KEYS = frozenset({"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"})
+
+MARKER_KEY = "IOH_SANDBOX_RUN"
+"""Set to a per-run token on backends without a PID namespace, so that teardown can find
+descendants that left the process tree (setsid + parent exit) by their inherited environment."""
+
+Rlimit = tuple[int, int, int]
+"""(resource, soft, hard) as passed to `resource.setrlimit`."""
+
+
+def scrubbed_env(
+    *,
+    extra: Mapping[str, str] | None,
+    network: bool,
+    overrides: Mapping[str, str] | None = None,
+    inherit_all: bool = False,
+) -> dict[str, str]:
+    """Build a child's environment.
+
+    Args:
+        extra: the caller's variables, applied last (they win over everything else).
+        network: when False, proxy variables are removed even if the caller passed them, because a
+            proxy is a way out of a sandbox that denies the network.
+        overrides: the backend's own values (e.g. `HOME=/tmp` inside a private mount namespace).
+        inherit_all: copy the whole parent environment (backend `none` only).
+
+    Returns:
+        The environment mapping.
+    """
+    if inherit_all:
+        env = dict(os.environ)
+    else:
+        env = {key: os.environ[key] for key in BASE_KEYS if key in os.environ}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env.setdefault("TERM", "dumb")
+    env.update(overrides or {})
+    env.update(extra or {})
+    if not network:
+        for key in [k for k in env if k.lower() in _PROXY_KEYS]:
+            del env[key]
+    return env
+
+
+def address_space_bytes(limits: Limits) -> int | None:
+    """The RLIMIT_AS value for `limits`, or None when no address-space limit applies."""
+    if limits.address_space_mb == 0:
+        return None
+    if limits.address_space_mb is not None:
+        return limits.address_space_mb * 1024 * 1024
+    if limits.memory_mb is None:
+        return None
+    return (2 * limits.memory_mb + 256) * 1024 * 1024
+
+
+def rlimits_for(limits: Limits) -> list[Rlimit]:
+    """The rlimits that back `limits` inside the child, clamped to the parent's hard limits.
+
+    Clamping here (in the parent) means `setrlimit` in the child cannot fail for an unprivileged
+    parent; a value the kernel still refuses fails the spawn (SandboxError), never silently.
+
+    CPU uses soft = ceil(cpu_s) and hard = soft + 1: the kernel sends SIGXCPU at the soft limit
+    (a clear, classifiable death) and SIGKILL a second later if the program catches SIGXCPU.
+    RLIMIT_CPU is per process; the monitor enforces `cpu_s` across the whole tree.
+    """
+    wanted: list[tuple[int, int | None, int]] = [(resource.RLIMIT_CORE, 0, 0)]
+    if limits.cpu_s is not None:
+        soft = max(1, math.ceil(limits.cpu_s))
+        wanted.append((resource.RLIMIT_CPU, soft, soft + 1))
+    address_space = address_space_bytes(limits)
+    if address_space is not None:
+        wanted.append((resource.RLIMIT_AS, address_space, address_space))
+    if limits.file_size_mb is not None:
+        size = limits.file_size_mb * 1024 * 1024
+        wanted.append((resource.RLIMIT_FSIZE, size, size))
+    if limits.open_files is not None:
+        wanted.append((resource.RLIMIT_NOFILE, limits.open_files, limits.open_files))
+    out: list[Rlimit] = []
+    for res, soft_wanted, hard_wanted in wanted:
+        _, parent_hard = resource.getrlimit(res)
+        hard = hard_wanted if parent_hard == resource.RLIM_INFINITY else min(hard_wanted, parent_hard)
+        soft = hard if soft_wanted is None else min(soft_wanted, hard)
+        out.append((res, soft, hard))
+    return out
+
+
+def rlimit_preexec(rlimits: list[Rlimit]) -> Callable[[], None] | None:
+    """A `preexec_fn` that applies `rlimits` in the forked child, or None when there are none.
+
+    Why preexec_fn rather than a `prlimit` wrapper: it costs no extra exec per command and works
+    wherever `resource` does. CPython documents preexec_fn as unsafe with threads because the child
+    may need a lock another thread held at fork. This closure only calls `resource.setrlimit`
+    (imported already, no allocation-heavy work), and spawns happen on the event-loop thread, which
+    holds the GIL across the fork, so no Python-level lock can be orphaned.
+    """
+    if not rlimits:
+        return None
+    frozen = tuple(rlimits)
+    setrlimit = resource.setrlimit
+
+    def apply() -> None:
+        for res, soft, hard in frozen:
+            setrlimit(res, (soft, hard))
+
+    return apply

@@ -1,0 +1,316 @@
+"""The shared capped runner: spawn, stream output, enforce caps, tear the whole tree down, classify.
+
+Every backend builds a `Launch` (its wrapper argv, environment, rlimits) and hands it here, so the
+caps and the teardown guarantees are identical on every rung.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ioh_tui.core.errors import ConfigError, SandboxError
+from ioh_tui.sandbox._env import MARKER_KEY, Rlimit, rlimit_preexec
+from ioh_tui.sandbox._tree import ProcessTree
+from ioh_tui.sandbox.base import CapHit, ExecResult, Limits, OutputSink
+
+POLL_S = 0.04
+"""Monitor period: the original's 40 ms. A memory bomb can outgrow the cap by what it allocates in
+one period; RLIMIT_AS is the backstop for that overshoot."""
+
+_DRAIN_S = 0.5
+"""How long to keep reading after the tree is dead. Pipes close when the last holder dies, so this
+only matters if something we could not see still holds one; we never wait longer for it."""
+
+_READ_CHUNK = 65536
+
+_log = logging.getLogger(__name__)
+
+_MEMORY_ERROR = re.compile(
+    rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|"
+    rb"memory allocation of \d+ bytes failed|failed to allocate",
+    re.IGNORECASE,
+)
+"""How runtimes report a failed allocation (RLIMIT_AS makes malloc/mmap fail with ENOMEM)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """How a backend starts one command."""
+
+    argv: Sequence[str]
+    """Everything that is executed: the backend's wrapper (if any) followed by the payload."""
+    env: dict[str, str]
+    cwd: Path
+    rlimits: Sequence[Rlimit] = ()
+    pass_fds: Sequence[int] = ()
+    marked: bool = False
+    """Put a per-run token in the environment so teardown can find escapees (no PID namespace)."""
+    wrapped: bool = False
+    """A wrapper reports the payload's signal death as exit status 128 + signal."""
+
+
+@dataclass(slots=True)
+class _Capture:
+    """Combined stdout/stderr capture with a byte cap and a live tail."""
+
+    cap: int | None
+    sink: OutputSink | None
+    tripped: asyncio.Event
+    chunks: tuple[list[bytes], list[bytes]] = field(default_factory=lambda: ([], []))
+    total: int = 0
+    cap_hit: CapHit | None = None
+
+    async def pump(self, stream: asyncio.StreamReader | None, index: int) -> None:
+        if stream is None:
+            return
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        while data := await stream.read(_READ_CHUNK):
+            if self.cap_hit is not None:
+                continue  # keep draining so writers are not blocked while the kill lands
+            if self.cap is not None and self.total + len(data) > self.cap:
+                data = data[: self.cap - self.total]
+                self.cap_hit = "output"
+                self.tripped.set()
+            self.total += len(data)
+            self.chunks[index].append(data)
+            if self.sink is not None and data:
+                self._tail(decoder.decode(data))
+        if self.sink is not None:
+            self._tail(decoder.decode(b"", final=True))
+
+    def _tail(self, text: str) -> None:
+        if not text or self.sink is None:
+            return
+        try:
+            self.sink(text)
+        except Exception:
+            # A broken live tail must not stop the capture: an undrained pipe would block the
+            # command until the wall clock. Drop the sink and keep reading.
+            _log.exception("on_output sink failed; live output disabled for this command")
+            self.sink = None
+
+    def text(self, index: int) -> str:
+        return b"".join(self.chunks[index]).decode("utf-8", errors="replace")
+
+
+async def run_capped(
+    launch: Launch,
+    *,
+    argv: Sequence[str],
+    limits: Limits,
+    backend: str,
+    on_output: OutputSink | None,
+) -> ExecResult:
+    """Run `launch` under `limits` and return how it ended; nothing of its tree survives.
+
+    Args:
+        launch: what to execute.
+        argv: the payload as the caller gave it (reported back in the result).
+        limits: caps that kill.
+        backend: the backend name reported in the result.
+        on_output: live tail of decoded output.
+
+    Returns:
+        The result. A cap hit always has `exit_code` None.
+
+    Raises:
+        SandboxError: the wrapper could not be started (never used for the payload's own failure).
+    """
+    started = time.monotonic()
+    env = dict(launch.env)
+    marker = (MARKER_KEY, uuid.uuid4().hex) if launch.marked else None
+    if marker is not None:
+        env[marker[0]] = marker[1]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *launch.argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=launch.cwd,
+            env=env,
+            start_new_session=True,
+            preexec_fn=rlimit_preexec(list(launch.rlimits)),
+            pass_fds=tuple(launch.pass_fds),
+        )
+    except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:
+        if launch.wrapped:
+            raise SandboxError(f"{backend}: cannot start {launch.argv[0]}: {exc}") from exc
+        return unavailable(argv, backend, f"{argv[0]}: {exc.strerror or exc}")
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxError(f"{backend}: cannot start {argv[0]!r}: {exc}") from exc
+
+    tree = ProcessTree(proc.pid, marker)
+    tripped = asyncio.Event()
+    capture = _Capture(limits.output_bytes, on_output, tripped)
+    try:
+        cap = await _supervise(proc, tree, capture, limits)
+    except BaseException:
+        # Cancellation or an exception from the output sink: kill synchronously, right now, so the
+        # tree is gone even if the loop never runs another callback for us.
+        tree.kill_all()
+        raise
+    return _result(
+        argv=argv,
+        backend=backend,
+        returncode=proc.returncode,
+        cap=cap,
+        tree=tree,
+        capture=capture,
+        limits=limits,
+        wrapped=launch.wrapped,
+        duration_ms=(time.monotonic() - started) * 1000.0,
+    )
+
+
+async def _supervise(
+    proc: asyncio.subprocess.Process, tree: ProcessTree, capture: _Capture, limits: Limits
+) -> CapHit | None:
+    """Wait for the leader, a cap or the wall clock; then kill the tree and drain the pipes."""
+    tripped = capture.tripped
+    state: dict[str, CapHit] = {}
+    readers = [
+        asyncio.create_task(capture.pump(proc.stdout, 0)),
+        asyncio.create_task(capture.pump(proc.stderr, 1)),
+    ]
+    monitor = asyncio.create_task(_watch(tree, limits, tripped, state))
+    leader = asyncio.create_task(proc.wait())
+    trip = asyncio.create_task(tripped.wait())
+    helpers = [*readers, monitor, leader, trip]
+    try:
+        done, _ = await asyncio.wait(
+            {leader, trip}, timeout=limits.wall_s, return_when=asyncio.FIRST_COMPLETED
+        )
+        cap: CapHit | None = capture.cap_hit or state.get("cap")
+        if not done:
+            cap = "wall"
+        monitor.cancel()
+        # Every exit path, including a normal one, ends with the whole tree dead: a daemon the
+        # command left behind is as much an escape as one that outlived a cap.
+        await asyncio.to_thread(tree.kill_all)
+        await leader
+        await asyncio.wait(readers, timeout=_DRAIN_S)
+        return cap
+    finally:
+        for task in helpers:
+            task.cancel()
+        await asyncio.gather(*helpers, return_exceptions=True)
+
+
+async def _watch(
+    tree: ProcessTree, limits: Limits, tripped: asyncio.Event, state: dict[str, CapHit]
+) -> None:
+    """Sample the tree every POLL_S; trip the memory or CPU cap when the tree's total passes it."""
+    memory = limits.memory_mb * 1024 * 1024 if limits.memory_mb is not None else None
+    while True:
+        rss, cpu = await asyncio.to_thread(tree.sample)
+        if memory is not None and rss > memory:
+            state["cap"] = "memory"
+        elif limits.cpu_s is not None and cpu > limits.cpu_s:
+            state["cap"] = "cpu"
+        if "cap" in state:
+            tripped.set()
+            return
+        await asyncio.sleep(POLL_S)
+
+
+def _decode_status(returncode: int | None, wrapped: bool) -> tuple[int | None, int | None]:
+    """(exit_code, signal) from a wait status; wrappers encode a signal death as 128 + signal."""
+    if returncode is None:
+        return None, None
+    if returncode < 0:
+        return None, -returncode
+    if wrapped and 128 < returncode < 128 + 65:
+        return None, returncode - 128
+    return returncode, None
+
+
+def _classify(
+    sig: int | None, exit_code: int | None, tree: ProcessTree, limits: Limits, stderr: bytes
+) -> CapHit | None:
+    """Attribute a death the supervisor did not cause itself to the rlimit behind it."""
+    if limits.cpu_s is not None and (
+        sig == signal.SIGXCPU or (sig == signal.SIGKILL and tree.cpu_s >= limits.cpu_s - 0.3)
+    ):
+        return "cpu"
+    if limits.memory_mb is not None and (sig is not None or exit_code not in (None, 0)):
+        near_cap = tree.peak_rss >= 0.9 * limits.memory_mb * 1024 * 1024
+        if near_cap or _MEMORY_ERROR.search(stderr[-8192:]):
+            return "memory"
+    return None
+
+
+def _result(
+    *,
+    argv: Sequence[str],
+    backend: str,
+    returncode: int | None,
+    cap: CapHit | None,
+    tree: ProcessTree,
+    capture: _Capture,
+    limits: Limits,
+    wrapped: bool,
+    duration_ms: float,
+) -> ExecResult:
+    exit_code, sig = _decode_status(returncode, wrapped)
+    if cap is None:
+        cap = _classify(sig, exit_code, tree, limits, b"".join(capture.chunks[1]))
+    return ExecResult(
+        argv=tuple(argv),
+        # A cap hit never reports an exit code, so no `expect_exit` can accept a capped run.
+        exit_code=None if cap is not None else exit_code,
+        signal=sig,
+        stdout=capture.text(0),
+        stderr=capture.text(1),
+        cap_hit=cap,
+        backend=backend,
+        duration_ms=duration_ms,
+    )
+
+
+def unavailable(argv: Sequence[str], backend: str, why: str) -> ExecResult:
+    """The result for a program that could not be found or executed (nothing ran)."""
+    return ExecResult(
+        argv=tuple(argv),
+        exit_code=None,
+        signal=None,
+        stdout="",
+        stderr=f"{why}\n",
+        cap_hit=None,
+        backend=backend,
+        unavailable=True,
+    )
+
+
+def check_argv(argv: Sequence[str]) -> None:
+    """Reject an argv no backend can run.
+
+    Raises:
+        ConfigError: `argv` is empty or a plain string (which would be split into characters).
+    """
+    if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ConfigError("argv must be a non-empty list of strings (no shell is involved)")
+
+
+def resolve_program(program: str, path: str, cwd: Path) -> str | None:
+    """Where `program` would be executed from, or None when it cannot be found or executed.
+
+    Wrapped backends resolve before spawning, so that a missing program is reported as
+    unavailable instead of as the wrapper's own failure.
+    """
+    if "/" in program:
+        candidate = cwd / program
+        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
+    return shutil.which(program, path=path)

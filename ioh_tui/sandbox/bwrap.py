@@ -1,0 +1,158 @@
+"""The bubblewrap backend: every namespace unshared, a read-only system, seccomp, capabilities dropped."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
+from ioh_tui.sandbox._runner import Launch, check_argv, resolve_program, run_capped, unavailable
+from ioh_tui.sandbox._seccomp import deny_list_program
+from ioh_tui.sandbox.base import ExecResult, Limits, OutputSink
+
+_EXEC_FAILED = "bwrap: execvp "
+"""bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
+
+INSIDE_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp"}
+"""HOME and TMPDIR point at the private tmpfs, the only writable place besides the workspace."""
+
+
+class BwrapSandbox:
+    """bubblewrap (`linux-bubblewrap`): user, pid, net, ipc, uts, mount and cgroup namespaces.
+
+    Inside: `/` bound read-only, a fresh /proc and /dev, a private tmpfs on /tmp, the working
+    directory and `writable` bound read-write, no capabilities, a new session, the seccomp
+    deny-list, and a scrubbed environment. Killing bwrap (or the harness dying) kills the PID
+    namespace, so nothing started inside can outlive the command.
+    """
+
+    def __init__(self, bwrap: str = "bwrap") -> None:
+        """Use the bubblewrap executable `bwrap` (a path or a name on PATH)."""
+        self._bwrap = bwrap
+
+    @property
+    def backend(self) -> str:
+        """Always `linux-bubblewrap`."""
+        return "linux-bubblewrap"
+
+    def options(
+        self, cwd: Path, *, network: bool, writable: Sequence[Path], env: Mapping[str, str]
+    ) -> list[str]:
+        """The bubblewrap options (everything before `--`) for one command."""
+        opts = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+        if network:
+            opts.append("--share-net")
+        opts += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
+        for path in _bind_order(cwd, writable):
+            opts += ["--bind", str(path), str(path)]
+        opts += ["--chdir", str(cwd), "--clearenv"]
+        for key, value in env.items():
+            opts += ["--setenv", key, value]
+        return opts
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        *,
+        limits: Limits = Limits(),
+        network: bool = False,
+        writable: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        on_output: OutputSink | None = None,
+    ) -> ExecResult:
+        """Run `argv` in `cwd` inside bubblewrap (see `Sandbox.run`)."""
+        check_argv(argv)
+        cwd = cwd.resolve()
+        inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
+        if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
+            return unavailable(argv, self.backend, f"{argv[0]}: command not found")
+        opts = self.options(cwd, network=network, writable=_existing(writable), env=inner_env)
+        with _sealed_fds(opts) as fds:
+            launch = Launch(
+                argv=[self._bwrap, "--args", str(fds[0]), "--", *argv],
+                # bwrap itself never sees the parent's environment either.
+                env=inner_env,
+                cwd=cwd,
+                rlimits=rlimits_for(limits),
+                pass_fds=fds,
+                wrapped=True,
+            )
+            result = await run_capped(
+                launch, argv=argv, limits=limits, backend=self.backend, on_output=on_output
+            )
+        if result.exit_code == 1 and result.stderr.startswith(_EXEC_FAILED):
+            return unavailable(argv, self.backend, result.stderr.strip())
+        return result
+
+    def self_test(self) -> str | None:
+        """Start `true` with the real options once; None when that works, else why not."""
+        with tempfile.TemporaryDirectory(prefix="ioh-probe-") as tmp:
+            cwd = Path(tmp).resolve()
+            env = scrubbed_env(extra=None, network=False, overrides=INSIDE_ENV)
+            opts = self.options(cwd, network=False, writable=(), env=env)
+            try:
+                with _sealed_fds(opts) as fds:
+                    done = subprocess.run(
+                        [self._bwrap, "--args", str(fds[0]), "--", "true"],
+                        cwd=cwd,
+                        env=env,
+                        pass_fds=fds,
+                        capture_output=True,
+                        timeout=10,
+                        check=False,
+                    )
+            except (OSError, subprocess.SubprocessError) as exc:
+                return f"bubblewrap ({self._bwrap}) could not be started: {exc}"
+        if done.returncode != 0:
+            why = done.stderr.decode(errors="replace").strip().splitlines()
+            return f"bubblewrap refused ({why[-1] if why else f'exit {done.returncode}'})"
+        return None
+
+
+def _existing(paths: Sequence[Path]) -> list[Path]:
+    # A missing bind source makes bwrap fail the whole command; toolchain cache directories that
+    # do not exist yet are simply not made writable (as the original does).
+    return [p.resolve() for p in paths if p.is_dir()]
+
+
+def _bind_order(cwd: Path, writable: Sequence[Path]) -> list[Path]:
+    """Unique paths, parents before children, so a nested bind is not hidden by its parent's."""
+    unique = dict.fromkeys([cwd, *writable])
+    return sorted(unique, key=lambda p: len(p.parts))
+
+
+@contextlib.contextmanager
+def _sealed_fds(opts: Sequence[str]) -> Iterator[tuple[int, ...]]:
+    """Memory files holding the options (first fd) and the seccomp program (second, if any).
+
+    Options go through `--args FD` rather than the command line, because /proc/PID/cmdline is
+    readable by every local user and the options carry the environment values.
+    """
+    fds: list[int] = []
+    try:
+        program = deny_list_program()
+        extra: list[str] = []
+        if program is not None:
+            fds.append(_memfd("ioh-bwrap-seccomp", program))
+            extra = ["--seccomp", str(fds[0])]
+        args = "".join(f"{o}\0" for o in [*opts, *extra]).encode()
+        fds.insert(0, _memfd("ioh-bwrap-args", args))
+        yield tuple(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd

@@ -1,0 +1,141 @@
+"""Which containment rungs work on this machine (tried for real, once per process) and `select`."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from dataclasses import dataclass
+
+from ioh_tui.core.errors import ConfigError, SandboxError
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox.floor import FloorSandbox, NoneSandbox
+
+RUNGS = ("bwrap", "namespaces", "floor", "none")
+"""Strongest first; `auto` takes the first available."""
+
+BACKENDS = {
+    "bwrap": "linux-bubblewrap",
+    "namespaces": "linux-namespaces",
+    "floor": "portable-floor",
+    "none": "none",
+}
+
+BWRAP_ENV = "IOH_TUI_BWRAP"
+"""Overrides the bubblewrap executable (a path; `/nonexistent` makes the rung unavailable)."""
+
+_log = logging.getLogger(__name__)
+_lock = threading.Lock()
+_cache: dict[str | None, ProbeReport] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeReport:
+    """What the probe found."""
+
+    available: tuple[str, ...]
+    """Rung names that work here, strongest first."""
+    missing: dict[str, str]
+    """Why each unavailable rung is unavailable (one line each)."""
+    bwrap: str | None
+    """The bubblewrap executable that was tried, if one was found."""
+
+
+def _bwrap_path(bwrap: str | None) -> str | None:
+    candidate = bwrap if bwrap is not None else os.environ.get(BWRAP_ENV)
+    if candidate is None:
+        return shutil.which("bwrap")
+    return candidate if os.path.isfile(candidate) and os.access(candidate, os.X_OK) else None
+
+
+def _try_bwrap(path: str | None) -> str | None:
+    """None when bubblewrap works, else why not."""
+    if path is None:
+        return "bubblewrap (bwrap) not found; install the `bubblewrap` package"
+    from ioh_tui.sandbox.bwrap import BwrapSandbox
+
+    return BwrapSandbox(path).self_test()
+
+
+def _try_namespaces() -> str | None:
+    from ioh_tui.sandbox.namespaces import NamespacesSandbox
+
+    return NamespacesSandbox.self_test()
+
+
+def probe_report(*, bwrap: str | None = None, refresh: bool = False) -> ProbeReport:
+    """Try every rung once (cached per process and per bubblewrap path) and report.
+
+    Each rung is tested by actually starting a command under it with the restrictions it will
+    use, never by reading sysctls: a kernel knob, an LSM or a container runtime can each refuse
+    what the sysctls suggest is allowed.
+
+    Args:
+        bwrap: the bubblewrap executable to try (default: `$IOH_TUI_BWRAP`, then `bwrap` on PATH).
+        refresh: ignore the cache.
+
+    Returns:
+        The report.
+    """
+    path = _bwrap_path(bwrap)
+    key = path if (bwrap is None and BWRAP_ENV not in os.environ) else f"override:{path}"
+    with _lock:
+        if not refresh and key in _cache:
+            return _cache[key]
+        missing: dict[str, str] = {}
+        for rung, attempt in (("bwrap", lambda: _try_bwrap(path)), ("namespaces", _try_namespaces)):
+            try:
+                why = attempt()
+            except Exception as exc:  # a probe must never take the harness down
+                why = f"probe failed: {exc}"
+            if why is not None:
+                missing[rung] = why
+        available = tuple(r for r in RUNGS if r not in missing)
+        report = ProbeReport(available=available, missing=missing, bwrap=path)
+        _cache[key] = report
+        return report
+
+
+def probe(*, bwrap: str | None = None, refresh: bool = False) -> list[str]:
+    """Names of the containment rungs available here, strongest first (see `probe_report`)."""
+    return list(probe_report(bwrap=bwrap, refresh=refresh).available)
+
+
+def select(name: str = "auto", *, bwrap: str | None = None) -> Sandbox:
+    """The sandbox for `name` (`auto`, `bwrap`, `namespaces`, `floor` or `none`).
+
+    `auto` takes the strongest available rung and logs a warning naming each stronger rung it
+    skipped and why.
+
+    Raises:
+        SandboxError: the named backend is not available here.
+        ConfigError: `name` is not a backend name.
+    """
+    if name != "auto" and name not in RUNGS:
+        raise ConfigError(f"unknown sandbox {name!r}: expected auto, {', '.join(RUNGS)}")
+    if name in ("floor", "none"):
+        return _build(name, None)
+    report = probe_report(bwrap=bwrap)
+    if name != "auto":
+        if name not in report.available:
+            raise SandboxError(f"sandbox {name!r} is not available here: {report.missing[name]}")
+        return _build(name, report.bwrap)
+    chosen = report.available[0]
+    skipped = [f"{r}: {report.missing[r]}" for r in RUNGS[: RUNGS.index(chosen)]]
+    if skipped:
+        _log.warning("sandbox auto chose %s; unavailable: %s", chosen, "; ".join(skipped))
+    return _build(chosen, report.bwrap)
+
+
+def _build(name: str, bwrap: str | None) -> Sandbox:
+    if name == "bwrap":
+        from ioh_tui.sandbox.bwrap import BwrapSandbox
+
+        assert bwrap is not None
+        return BwrapSandbox(bwrap)
+    if name == "namespaces":
+        from ioh_tui.sandbox.namespaces import NamespacesSandbox
+
+        return NamespacesSandbox()
+    return FloorSandbox() if name == "floor" else NoneSandbox()

@@ -1,0 +1,159 @@
+"""What a tool is, what it gets to work with, and what it returns."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ioh_tui.core.acts import Act
+from ioh_tui.core.transcript import ToolSpec
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.tools.workspace import Workspace
+
+DEFAULT_ENTRY_CAP = 12_000
+"""Characters of one observation the model is shown (the original's default entry cap)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Permit:
+    """The gate let the act through, possibly rewritten by the person who approved it."""
+
+    target: str
+    content: str | None = None
+    note: str = ""
+    """Said to the model alongside the result (e.g. that the action was rewritten)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """The gate refused (policy deny, or a person denied); the observation says why."""
+
+    observation: str
+    denied_by_person: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Deferral:
+    """A person parked the decision; the run pauses."""
+
+    request_id: int
+
+
+GateAnswer = Permit | Refusal | Deferral
+
+
+class Gate(Protocol):
+    """The policy check (and, on `ask`, the approval) every act goes through."""
+
+    async def __call__(
+        self,
+        act: Act,
+        target: str,
+        *,
+        content: str | None = None,
+        preview: str | None = None,
+        also: tuple[str, ...] = (),
+    ) -> GateAnswer:
+        """Decide one act on `target` (and on each of `also`: the stricter verdict wins)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool call produced."""
+
+    output: str
+    """What the model reads (already capped)."""
+    ok: bool = True
+    refused: bool = False
+    changed: bool = False
+    """The workspace changed (counts as progress)."""
+    deferred: int | None = None
+    """The request id when a person deferred the decision (the run pauses)."""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        """The first line of the output."""
+        return self.output.split("\n", 1)[0][:200]
+
+
+@dataclass(slots=True)
+class ToolContext:
+    """Everything a tool may use: the confined workspace, the gate, the sandbox, the caps."""
+
+    workspace: Workspace
+    gate: Gate
+    visible: Callable[[str], bool]
+    """Whether a relative path may be shown by grep/find/list_dir (not denied for reading)."""
+    sandbox: Sandbox
+    exec_timeout_s: float = 900.0
+    entry_cap: int = DEFAULT_ENTRY_CAP
+    subject: str | None = None
+    """Single-file mode: the one relative path the run may read and write."""
+    on_output: Callable[[str], None] | None = None
+
+
+ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A model-facing tool: its spec and its implementation."""
+
+    spec: ToolSpec
+    run: ToolFn
+    mutating: bool = False
+    """Its effect must not be repeated after a crash (journalled)."""
+
+
+def cap(text: str, limit: int, *, keep: str = "head") -> str:
+    """Bound `text` to `limit` characters with a visible marker saying what was left out.
+
+    `keep` is `head`, `tail`, or `both` (head and tail around the marker).
+    """
+    if len(text) <= limit:
+        return text
+    elided = len(text) - limit
+    marker = f"\n[... {elided:,} of {len(text):,} characters elided ...]\n"
+    if keep == "tail":
+        return marker.lstrip("\n") + text[-limit:]
+    if keep == "both":
+        half = limit // 2
+        return text[:half] + marker + text[-(limit - half) :]
+    return text[:limit] + marker.rstrip("\n")
+
+
+class ArgumentError(Exception):
+    """A tool was called with arguments it cannot use; the message is for the model."""
+
+
+def arg_str(args: Mapping[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
+    """A string argument."""
+    value = args.get(name)
+    if value is None:
+        if required:
+            raise ArgumentError(f"missing required argument {name!r}")
+        return default
+    if not isinstance(value, str):
+        raise ArgumentError(f"argument {name!r} must be a string")
+    return value
+
+
+def arg_int(args: Mapping[str, Any], name: str) -> int | None:
+    """An optional positive integer argument."""
+    value = args.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ArgumentError(f"argument {name!r} must be a positive integer")
+    return value
+
+
+def arg_bool(args: Mapping[str, Any], name: str, default: bool = False) -> bool:
+    """An optional boolean argument."""
+    value = args.get(name, default)
+    if not isinstance(value, bool):
+        raise ArgumentError(f"argument {name!r} must be true or false")
+    return value

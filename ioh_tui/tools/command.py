@@ -1,0 +1,75 @@
+"""exec: run an argv (no shell) in the workspace, through the sandbox, under a wall-clock limit."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from ioh_tui.core.acts import Act
+from ioh_tui.sandbox.base import ExecResult, Limits
+from ioh_tui.verification.criteria import QUIET_ENV
+from ioh_tui.tools.base import ArgumentError, Deferral, Refusal, ToolContext, ToolResult, cap
+
+
+def parse_argv(args: Mapping[str, Any]) -> list[str]:
+    """The `argv` argument as a non-empty list of strings."""
+    argv = args.get("argv")
+    if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ArgumentError("argv must be a non-empty list of strings (program first; no shell)")
+    if not argv[0]:
+        raise ArgumentError("argv[0] must name a program")
+    return list(argv)
+
+
+async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    """Run the command; the gate checks the program and the whole command line."""
+    argv = parse_argv(args)
+    timeout = args.get("timeout_s")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+        raise ArgumentError("timeout_s must be a positive number of seconds")
+    wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
+    line = shlex.join(argv)
+    answer = await ctx.gate(Act.EXEC, line, also=(argv[0],) if line != argv[0] else ())
+    if isinstance(answer, Refusal):
+        return ToolResult(answer.observation, ok=False, refused=True)
+    if isinstance(answer, Deferral):
+        return ToolResult("[exec deferred]", ok=False, deferred=answer.request_id)
+    if answer.target != line:
+        try:
+            argv = shlex.split(answer.target)
+        except ValueError as exc:
+            return ToolResult(f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False)
+    result = await ctx.sandbox.run(
+        argv, ctx.workspace.root, limits=Limits(wall_s=wall), env=QUIET_ENV, on_output=ctx.on_output
+    )
+    note = f"\n{answer.note}" if answer.note else ""
+    return ToolResult(
+        render_exec(result, ctx.entry_cap) + note,
+        ok=result.ok,
+        changed=True,
+        meta={"exit_code": result.exit_code, "cap_hit": result.cap_hit, "backend": result.backend},
+    )
+
+
+def render_exec(result: ExecResult, limit: int) -> str:
+    """The observation for a finished command: how it ended, then its capped output."""
+    line = shlex.join(result.argv)
+    if result.unavailable:
+        return f"[exec unavailable] `{line}`: program not found"
+    if result.cap_hit == "wall":
+        head = f"[exec timed out] `{line}` was killed at its wall-clock limit"
+    elif result.cap_hit is not None:
+        head = f"[exec `{line}` killed] it hit its {result.cap_hit} cap"
+    elif result.exit_code is None:
+        head = f"[exec `{line}` killed] by signal {result.signal}"
+    else:
+        head = f"[exec `{line}` exit {result.exit_code}]"
+    parts = [head]
+    if result.stdout:
+        parts.append("stdout:\n" + cap(result.stdout, limit // 2, keep="both"))
+    if result.stderr:
+        parts.append("stderr:\n" + cap(result.stderr, limit // 2, keep="both"))
+    if not result.stdout and not result.stderr:
+        parts.append("(no output)")
+    return "\n".join(parts)

@@ -1,0 +1,124 @@
+"""The model-facing tool set (interface.md §6): specs for the provider, dispatch by name."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ioh_tui.core.transcript import ToolSpec
+from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
+from ioh_tui.tools.command import exec_command
+from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
+from ioh_tui.tools.search import find, grep
+from ioh_tui.tools.workspace import Escape
+
+
+def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
+    return ToolSpec(
+        name,
+        description,
+        {"type": "object", "properties": properties, "required": required, "additionalProperties": False},
+    )
+
+
+_S = {"type": "string"}
+_I = {"type": "integer", "minimum": 1}
+
+READ_FILE = Tool(
+    _spec(
+        "read_file",
+        "Read a text file: the whole file, or a line range (1-based, inclusive). Files over the "
+        "size ceiling are refused, never cut: read a range instead.",
+        {"path": _S, "start_line": _I, "end_line": _I},
+        ["path"],
+    ),
+    read_file,
+)
+WRITE_FILE = Tool(
+    _spec(
+        "write_file",
+        "Create or replace a file with the full new content.",
+        {"path": _S, "content": _S},
+        ["path", "content"],
+    ),
+    write_file,
+    mutating=True,
+)
+EDIT_FILE = Tool(
+    _spec(
+        "edit_file",
+        "Replace old_text with new_text in a file; old_text must occur exactly once.",
+        {"path": _S, "old_text": _S, "new_text": _S},
+        ["path", "old_text", "new_text"],
+    ),
+    edit_file,
+    mutating=True,
+)
+GREP = Tool(
+    _spec(
+        "grep",
+        "Search file contents for a substring (or a regular expression with regex=true); "
+        "optionally under a path. Shows up to 50 matching lines.",
+        {"pattern": _S, "path": _S, "regex": {"type": "boolean"}},
+        ["pattern"],
+    ),
+    grep,
+)
+FIND = Tool(
+    _spec(
+        "find",
+        "List files whose workspace-relative path matches a glob (* within a name, ** across "
+        "directories; a pattern without / also matches file names at any depth).",
+        {"pattern": _S},
+        ["pattern"],
+    ),
+    find,
+)
+LIST_DIR = Tool(
+    _spec("list_dir", "List one directory level (path omitted: the workspace root).", {"path": _S}, []),
+    list_dir,
+)
+EXEC = Tool(
+    _spec(
+        "exec",
+        "Run a command in the workspace root: argv is the program and its arguments (no shell: "
+        "no pipes, redirects or variables). Runs in a sandbox with no network.",
+        {"argv": {"type": "array", "items": _S, "minItems": 1}, "timeout_s": {"type": "number"}},
+        ["argv"],
+    ),
+    exec_command,
+    mutating=True,
+)
+
+WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC)
+SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
+
+
+class ToolSet:
+    """Tools by name; dispatch turns every tool failure into an observation."""
+
+    def __init__(self, tools: tuple[Tool, ...]) -> None:
+        self._tools = {t.spec.name: t for t in tools}
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """What the provider offers the model."""
+        return tuple(t.spec for t in self._tools.values())
+
+    def get(self, name: str) -> Tool | None:
+        """The tool called `name`, if offered."""
+        return self._tools.get(name)
+
+    async def dispatch(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run one call; unknown tools, bad arguments and escapes come back as observations."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return ToolResult(f"[unknown tool {name}] available: {', '.join(self._tools)}", ok=False)
+        try:
+            return await tool.run(args, ctx)
+        except ArgumentError as exc:
+            return ToolResult(f"[{name} error] {exc}", ok=False)
+        except Escape as exc:
+            return ToolResult(f"[{name} refused] {exc}", ok=False, refused=True)
+        except OSError as exc:
+            return ToolResult(f"[{name} error] {exc.strerror or exc}", ok=False)

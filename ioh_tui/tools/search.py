@@ -1,0 +1,97 @@
+"""grep and find over the workspace; files the policy denies for reading are never revealed."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from ioh_tui.tools.base import ArgumentError, ToolContext, ToolResult, arg_bool, arg_str
+from ioh_tui.tools.files import decode_text
+
+MAX_HITS = 50
+MAX_FOUND = 200
+_LINE_CHARS = 300
+
+
+async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    """Lines containing `pattern` (a substring, or a regex with `regex: true`)."""
+    pattern = arg_str(args, "pattern")
+    if not pattern:
+        raise ArgumentError("pattern must not be empty")
+    use_regex = arg_bool(args, "regex")
+    rel_start, start = ctx.workspace.resolve(arg_str(args, "path", required=False))
+    if use_regex:
+        try:
+            matcher = re.compile(pattern)
+        except re.error as exc:
+            return ToolResult(f'[grep "{pattern}" error] not a valid regular expression: {exc}', ok=False)
+        hit = matcher.search
+    else:
+
+        def hit(line: str) -> bool:
+            return pattern in line
+
+    files = [start] if start.is_file() else ctx.workspace.walk_files(start) if start.is_dir() else []
+    hits: list[str] = []
+    total = 0
+    for path in files:
+        rel = ctx.workspace.relative(path)
+        if not ctx.visible(rel):
+            continue
+        try:
+            text = decode_text(path, path.read_bytes())
+        except OSError:
+            continue
+        if text is None:
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if hit(line):
+                total += 1
+                if len(hits) < MAX_HITS:
+                    hits.append(f"{rel}:{number}: {line[:_LINE_CHARS]}")
+    where = f" in {rel_start}" if rel_start else ""
+    if not hits:
+        return ToolResult(f'[grep "{pattern}"{where}] no matches')
+    more = f"\n({total - MAX_HITS} more matches not shown; narrow the pattern or the path)" if total > MAX_HITS else ""
+    return ToolResult(f'[grep "{pattern}"{where}] {total} matches\n' + "\n".join(hits) + more)
+
+
+async def find(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    """Workspace-relative paths matching a glob (`*` within a name, `**` across directories).
+
+    A pattern without `/` is matched against file names too, so `*.py` finds them at any depth.
+    """
+    pattern = arg_str(args, "pattern")
+    if not pattern:
+        raise ArgumentError("pattern must not be empty")
+    matcher = _glob(pattern)
+    found = []
+    for path in ctx.workspace.walk_files():
+        rel = ctx.workspace.relative(path)
+        if (matcher.fullmatch(rel) or ("/" not in pattern and matcher.fullmatch(path.name))) and ctx.visible(rel):
+            found.append(rel)
+    if not found:
+        return ToolResult(f'[find "{pattern}"] no matches')
+    more = f"\n({len(found) - MAX_FOUND} more not shown)" if len(found) > MAX_FOUND else ""
+    return ToolResult(f'[find "{pattern}"] {len(found)} files\n' + "\n".join(found[:MAX_FOUND]) + more)
+
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        out.append("[^/]*" if char == "*" else "[^/]" if char == "?" else re.escape(char))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)

@@ -1,0 +1,37 @@
+"""Suite-wide guards: no remote model calls, and a private data directory for every test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Keep every test's store and config out of the user's home, and keys out of the environment."""
+    home = tmp_path_factory.mktemp("ioh-home")
+    monkeypatch.setenv("IOH_TUI_HOME", str(home))
+    for var in list(os.environ):
+        if var.endswith("_API_KEY") or var.endswith("_MODEL") or var == "OPENAI_BASE_URL":
+            monkeypatch.delenv(var, raising=False)
+    try:
+        from ioh_tui.providers import registry
+    except ImportError:
+        yield
+        return
+    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
+    yield
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A tiny Python project with one bug (`add` subtracts) and a check that fails until it is fixed."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "check_calc.py").write_text("import calc\n\nassert calc.add(2, 3) == 5, 'add is wrong'\n")
+    (root / "README.md").write_text("# calc\n\nA calculator.\n")
+    return root
