@@ -1,4 +1,4 @@
-"""Where ioh-tui keeps its files; every location can be moved by an environment variable (tests do)."""
+"""Where ioh-tui keeps its files; an environment variable can move every location (tests do)."""
 
 from __future__ import annotations
 

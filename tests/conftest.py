@@ -10,8 +10,10 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Keep every test's store and config out of the user's home, and keys out of the environment."""
+def _isolated(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Keep each test's store and config out of the user's home, and keys out of the env."""
     home = tmp_path_factory.mktemp("ioh-home")
     monkeypatch.setenv("IOH_TUI_HOME", str(home))
     for var in list(os.environ):
@@ -28,10 +30,12 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A tiny Python project with one bug (`add` subtracts) and a check that fails until it is fixed."""
+    """A tiny Python project with one bug (`add` subtracts) and a check failing until fixed."""
     root = tmp_path / "project"
     root.mkdir()
     (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-    (root / "check_calc.py").write_text("import calc\n\nassert calc.add(2, 3) == 5, 'add is wrong'\n")
+    (root / "check_calc.py").write_text(
+        "import calc\n\nassert calc.add(2, 3) == 5, 'add is wrong'\n"
+    )
     (root / "README.md").write_text("# calc\n\nA calculator.\n")
     return root

@@ -23,13 +23,17 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
-    parser = _Parser(prog="ioh-tui", description="Run and supervise AI coding agents from a task contract.")
+    parser = _Parser(
+        prog="ioh-tui", description="Run and supervise AI coding agents from a task contract."
+    )
     parser.add_argument("--version", action="version", version=f"ioh-tui {__version__}")
     parser.add_argument("--store", help="the SQLite store (default: in the user data directory)")
     sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
 
     demo = sub.add_parser("demo", help="the built-in demo (no key, no network)")
-    demo.add_argument("--headless", action="store_true", help="run without the app; approvals are approved")
+    demo.add_argument(
+        "--headless", action="store_true", help="run without the app; approvals are approved"
+    )
     demo.add_argument("--json", action="store_true", help="with --headless: JSON events on stdout")
     demo.add_argument("--store", default=argparse.SUPPRESS)
 
@@ -42,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(exec_)
     exec_.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     exec_.add_argument(
-        "--on-approval", choices=("deny", "defer", "approve"), default="deny",
+        "--on-approval",
+        choices=("deny", "defer", "approve"),
+        default="deny",
         help="answer every ask this way (default deny: the model reads the refusal)",
     )
 
@@ -61,14 +67,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = sub.add_parser("resume", help="continue a run from its last committed step")
     resume.add_argument("run_id", type=int)
-    resume.add_argument("--decide", choices=("approve", "deny"), help="answer the pending decision first")
-    resume.add_argument("--reason", default="", help="with --decide deny: the reason the model reads")
+    resume.add_argument(
+        "--decide", choices=("approve", "deny"), help="answer the pending decision first"
+    )
+    resume.add_argument(
+        "--reason", default="", help="with --decide deny: the reason the model reads"
+    )
     resume.add_argument("--headless", action="store_true", help="continue without the app")
     resume.add_argument("--json", action="store_true")
     resume.add_argument("--on-approval", choices=("deny", "defer", "approve"), default="deny")
     add_run_options(resume)
 
-    fake = sub.add_parser("serve-fake", help="a loopback model server playing a scenario over the real wire")
+    fake = sub.add_parser(
+        "serve-fake", help="a loopback model server playing a scenario over the real wire"
+    )
     fake.add_argument("--scenario", required=True)
     fake.add_argument("--wire", choices=("openai", "anthropic"), default="openai")
     fake.add_argument("--host", default="127.0.0.1")
@@ -123,4 +135,5 @@ def _app(args: argparse.Namespace) -> int:
         from ioh_tui.tui.launch import launch
     except ImportError as exc:  # pragma: no cover - the app is part of the package
         raise ConfigError(f"the app cannot start: {exc}") from None
-    return launch(args)
+    status: int = launch(args)
+    return status

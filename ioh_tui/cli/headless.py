@@ -1,4 +1,4 @@
-"""Headless runs: `exec` and `resume --headless`. Stdout carries only the result (or JSON events)."""
+"""Headless runs: `exec` and `resume --headless`. Stdout carries only the result or JSON events."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import CancelToken, RunResult, TaskContract, check_contract, resume, run
 from ioh_tui.engine.bus import Observer
-from ioh_tui.policy import ApproveAll, Approver, DeferAll, Decision, DenyAll
+from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.store import Store
 
 
@@ -58,7 +58,8 @@ def progress_observer() -> Observer:
 def _progress_line(event: ev.Event) -> str | None:
     match event:
         case ev.RunStarted():
-            return f"run {event.run_id}: {event.goal} [{event.provider} {event.model or ''}, sandbox {event.sandbox}]"
+            model = f"{event.provider} {event.model or ''}".strip()
+            return f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
         case ev.StepStarted():
             return f"step {event.step}"
         case ev.ToolCallFinished():
@@ -88,13 +89,21 @@ def _observers(as_json: bool) -> list[Observer]:
 def _report(result: RunResult, as_json: bool) -> int:
     if not as_json:
         detail = f": {result.detail}" if result.detail else ""
-        print(f"run {result.run_id} {result.outcome} after {result.steps} steps, {result.tokens:,} tokens{detail}")
+        print(
+            f"run {result.run_id} {result.outcome} after {result.steps} steps, "
+            f"{result.tokens:,} tokens{detail}"
+        )
         if result.outcome == "awaiting_approval":
-            print(f"decide with: ioh-tui resume {result.run_id} --decide approve|deny", file=sys.stderr)
+            print(
+                f"decide with: ioh-tui resume {result.run_id} --decide approve|deny",
+                file=sys.stderr,
+            )
     return result.exit_status
 
 
-async def _with_signals(cancel: CancelToken, work: Callable[[], asyncio.Future[RunResult] | object]) -> RunResult:
+async def _with_signals(
+    cancel: CancelToken, work: Callable[[], asyncio.Future[RunResult] | object]
+) -> RunResult:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, cancel.cancel, f"stopped by {signal.Signals(sig).name}")
@@ -116,8 +125,14 @@ def exec_command(args: argparse.Namespace) -> int:
     sandbox = build_sandbox(args)
     return _run_headless(
         lambda store, cancel: run(
-            contract, provider, store=store, policy=policy, approver=approver_for(args.on_approval),
-            sandbox=sandbox, observers=_observers(args.json), cancel=cancel,
+            contract,
+            provider,
+            store=store,
+            policy=policy,
+            approver=approver_for(args.on_approval),
+            sandbox=sandbox,
+            observers=_observers(args.json),
+            cancel=cancel,
         ),
         args,
     )
@@ -133,16 +148,24 @@ def resume_command(args: argparse.Namespace) -> int:
     overrides = budget_overrides(args)
     policy = build_policy(args, None) if args.policy else None
     sandbox = build_sandbox(args)
+    workspace = Path(args.workspace).resolve() if args.workspace else None
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
         stored = TaskContract.from_dict(row.contract)
-        if args.workspace and stored.root != Path(args.workspace).resolve():
+        if args.workspace and stored.root != workspace:
             raise ConfigError(f"run {args.run_id} works in {stored.root}, not {args.workspace}")
         provider = build_provider(args, overrides.get("max_retries", stored.max_retries))
         return await resume(
-            args.run_id, provider, store=store, policy=policy, approver=approver_for(args.on_approval),
-            sandbox=sandbox, observers=_observers(args.json), cancel=cancel, decision=decision,
+            args.run_id,
+            provider,
+            store=store,
+            policy=policy,
+            approver=approver_for(args.on_approval),
+            sandbox=sandbox,
+            observers=_observers(args.json),
+            cancel=cancel,
+            decision=decision,
             overrides=overrides or None,
         )
 

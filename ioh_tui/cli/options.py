@@ -18,12 +18,18 @@ from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.verification import Command, Criterion, NoGate
 
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
-_ENV_PROVIDERS = (("OPENROUTER_API_KEY", "openrouter"), ("ANTHROPIC_API_KEY", "anthropic"), ("OPENAI_API_KEY", "openai"))
+_ENV_PROVIDERS = (
+    ("OPENROUTER_API_KEY", "openrouter"),
+    ("ANTHROPIC_API_KEY", "anthropic"),
+    ("OPENAI_API_KEY", "openai"),
+)
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
     """--provider, --model, --base-url, --scenario."""
-    p.add_argument("--provider", choices=PROVIDERS, help="model back-end (default: from the environment)")
+    p.add_argument(
+        "--provider", choices=PROVIDERS, help="model back-end (default: from the environment)"
+    )
     p.add_argument("--model", help="model slug")
     p.add_argument("--base-url", help="endpoint (compatible; an override for the others)")
     p.add_argument("--scenario", help="scenario file for --provider scripted")
@@ -34,7 +40,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workspace", help="workspace root (default: the current directory)")
     p.add_argument("--file", help="single-file mode: the one file the run edits")
     p.add_argument("--contract", help="a TOML task contract; flags override it")
-    p.add_argument("--verify-cmd", help="Command gate: split with shell-like quoting, run with no shell")
+    p.add_argument(
+        "--verify-cmd", help="Command gate: split with shell-like quoting, run with no shell"
+    )
     p.add_argument("--expect-exit", type=int, help="exit status the gate requires (default 0)")
     add_provider_options(p)
     p.add_argument("--max-steps", type=_positive_int)
@@ -43,7 +51,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-retries", type=_non_negative_int)
     p.add_argument("--policy", help="a TOML policy stacked over the default tiers")
     p.add_argument("--store", default=argparse.SUPPRESS, help="the SQLite store")
-    p.add_argument("--sandbox", choices=("auto", "bwrap", "namespaces", "floor", "none"), default="auto")
+    p.add_argument(
+        "--sandbox", choices=("auto", "bwrap", "namespaces", "floor", "none"), default="auto"
+    )
     p.add_argument("--max-agents", type=_positive_int)
     p.add_argument("--max-concurrent", type=_positive_int)
     p.add_argument("--max-depth", type=_non_negative_int)
@@ -89,7 +99,11 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
     goal = getattr(args, "goal", None) or fields.get("goal")
     if not goal:
         raise ConfigError("no goal: give one on the command line or in the contract")
-    root = Path(args.workspace) if args.workspace else (base_dir / fields["workspace"] if "workspace" in fields else Path.cwd())
+    root = (
+        Path(args.workspace)
+        if args.workspace
+        else (base_dir / fields["workspace"] if "workspace" in fields else Path.cwd())
+    )
     if not root.is_dir():
         raise ConfigError(f"workspace {root} does not exist or is not a directory")
     criterion = _criterion(args, fields.get("verification"))
@@ -98,7 +112,9 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
         path = root / subject
         if not path.parent.is_dir():
             raise ConfigError(f"the directory of {subject} does not exist in {root}")
-        contract = TaskContract(goal, "single_file", root.resolve(), Path(subject).as_posix(), criterion, max_steps=8)
+        contract = TaskContract(
+            goal, "single_file", root.resolve(), Path(subject).as_posix(), criterion, max_steps=8
+        )
     else:
         contract = TaskContract.workspace(goal, root, criterion)
     contract = replace(contract, constraints=tuple(fields.get("constraints", ())))
@@ -106,7 +122,9 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
         "max_steps": args.max_steps or fields.get("max_steps"),
         "time_budget_s": args.time_budget or fields.get("time_budget_s"),
         "token_budget": args.token_budget or fields.get("token_budget"),
-        "max_retries": args.max_retries if args.max_retries is not None else fields.get("max_retries"),
+        "max_retries": args.max_retries
+        if args.max_retries is not None
+        else fields.get("max_retries"),
         "exec_timeout_s": fields.get("exec_timeout_s"),
     }
     contract = replace(contract, **{k: v for k, v in budgets.items() if v is not None})
@@ -130,7 +148,11 @@ def _criterion(args: argparse.Namespace, from_file: Criterion | None) -> Criteri
 def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """Budgets given on a `resume` command line (they replace the stored ones)."""
     out: dict[str, Any] = {}
-    for flag, key in (("max_steps", "max_steps"), ("time_budget", "time_budget_s"), ("token_budget", "token_budget")):
+    for flag, key in (
+        ("max_steps", "max_steps"),
+        ("time_budget", "time_budget_s"),
+        ("token_budget", "token_budget"),
+    ):
         if getattr(args, flag, None) is not None:
             out[key] = getattr(args, flag)
     if getattr(args, "max_retries", None) is not None:
@@ -139,7 +161,7 @@ def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_policy(args: argparse.Namespace, contract_policy: str | None) -> Policy:
-    """The default tiers, with the contract's policy and `--policy` stacked over them (deny-first)."""
+    """The default tiers with the contract's policy and `--policy` stacked on top (deny-first)."""
     policy = Policy.default()
     if contract_policy:
         policy = policy.merge(Policy.from_toml(contract_policy))
@@ -160,13 +182,18 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
             name = next((p for var, p in _ENV_PROVIDERS if os.environ.get(var)), None)
         if name is None:
             raise ConfigError(
-                "no provider configured: set OPENROUTER_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY "
+                "no provider configured: set OPENROUTER_API_KEY, ANTHROPIC_API_KEY or "
+                "OPENAI_API_KEY "
                 "(with its *_MODEL), or pass --provider scripted --scenario FILE"
             )
     if name == "scripted" and not args.scenario:
         raise ConfigError("--provider scripted needs --scenario FILE")
     return make_provider(
-        name, model=args.model, base_url=args.base_url, scenario=args.scenario, max_retries=max_retries
+        name,
+        model=args.model,
+        base_url=args.base_url,
+        scenario=args.scenario,
+        max_retries=max_retries,
     )
 
 

@@ -48,7 +48,10 @@ def runs_command(args: argparse.Namespace) -> int:
     print(f"{'RUN':>5}  {'OUTCOME':<22} {'STEPS':>5} {'TOKENS':>9}  {'STARTED':<24} GOAL")
     for row in rows:
         state = row["outcome"] or row["status"]
-        print(f"{row['run_id']:>5}  {state:<22} {row['steps']:>5} {row['tokens']:>9,}  {row['started']:<24} {row['goal'][:60]}")
+        print(
+            f"{row['run_id']:>5}  {state:<22} {row['steps']:>5} {row['tokens']:>9,}  "
+            f"{row['started']:<24} {row['goal'][:60]}"
+        )
     return 0
 
 
@@ -81,8 +84,15 @@ def show_command(args: argparse.Namespace) -> int:
 def _print_trace(trace: dict[str, Any]) -> None:
     run = trace["run"]
     print(f"run {run['id']}: {run['goal']}")
-    print(f"  {run['mode']} in {run['root']}  provider {run['provider']} {run['model'] or ''}  sandbox {run['sandbox']}")
-    print(f"  {run['outcome'] or run['status']} after {run['steps']} steps, {run['tokens']:,} tokens  ({run['started_at']})")
+    print(
+        f"  {run['mode']} in {run['root']}  provider {run['provider']} {run['model'] or ''}  "
+        f"sandbox {run['sandbox']}"
+    )
+    print(
+        f"  {run['outcome'] or run['status']} after {run['steps']} steps, "
+        f"{run['tokens']:,} tokens  "
+        f"({run['started_at']})"
+    )
     if run["detail"]:
         print(f"  {run['detail']}")
     calls_by_step: dict[int, list[dict[str, Any]]] = {}
@@ -94,12 +104,17 @@ def _print_trace(trace: dict[str, Any]) -> None:
         print(f"step {n}  ({step['tokens']:,} tokens)")
         for call in calls_by_step.get(n, []):
             mark = "REFUSED" if call["refused"] else ("ok" if call["ok"] else "failed")
-            print(f"  {call['name']} {json.dumps(call['arguments'])[:80]}  -> {mark}: {call['summary']}")
+            print(
+                f"  {call['name']} {json.dumps(call['arguments'])[:80]}  "
+                f"-> {mark}: {call['summary']}"
+            )
         if n in gates:
-            print(f"  gate {gates[n]['status']}: {gates[n]['detail'].splitlines()[0] if gates[n]['detail'] else ''}")
+            print(f"  gate {gates[n]['status']}: {_first_line(gates[n]['detail'])}")
     for a in trace["approvals"]:
         who = f" by {a['decided_by']}" if a["decided_by"] else ""
-        print(f"approval {a['id']} (step {a['step']}): {a['act']} {a['target']} -> {a['status']}{who}")
+        print(
+            f"approval {a['id']} (step {a['step']}): {a['act']} {a['target']} -> {a['status']}{who}"
+        )
     attempts = trace["provider_calls"]
     if attempts:
         failed = sum(1 for p in attempts if p["failure"])
@@ -113,7 +128,8 @@ def approvals_command(args: argparse.Namespace) -> int:
 
     async def go() -> list[dict[str, Any]]:
         async with _open(args) as store:
-            return await store.approvals(pending_only=True)
+            pending: list[dict[str, Any]] = await store.approvals(pending_only=True)
+        return pending
 
     rows = asyncio.run(go())
     if args.json:
@@ -137,5 +153,12 @@ def approvals_command(args: argparse.Namespace) -> int:
         print("no pending decisions")
         return 0
     for a in rows:
-        print(f"run {a['run_id']} request {a['id']} [{a['agent_label']}]: {a['act']} {a['target']}  ({a['goal'][:50]})")
+        print(
+            f"run {a['run_id']} request {a['id']} [{a['agent_label']}]: {a['act']} {a['target']}  "
+            f"({a['goal'][:50]})"
+        )
     return 0
+
+
+def _first_line(text: str) -> str:
+    return text.splitlines()[0] if text else ""

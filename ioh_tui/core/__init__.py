@@ -1,1 +1,1 @@
-"""Shared vocabulary of every layer: events, errors, acts, transcript types. Standard library only."""
+"""Shared vocabulary of every layer: events, errors, acts, transcript types. Stdlib only."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class Act(str, Enum):
+class Act(StrEnum):
     """What an action does to the world."""
 
     READ = "read"
@@ -14,7 +14,7 @@ class Act(str, Enum):
     NET = "net"
 
 
-class Effect(str, Enum):
+class Effect(StrEnum):
     """What a policy says about an act; ordered allow < ask < deny ("stricter" is larger)."""
 
     ALLOW = "allow"

@@ -11,10 +11,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-_EVENT = dataclass(frozen=True, kw_only=True, slots=True)
 
-
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Event:
     """Fields every event has."""
 
@@ -26,7 +24,7 @@ class Event:
     """The parent agent's run id, in a tree; None for the root and in a flat run."""
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RunStarted(Event):
     """A run (or a resume of it) began."""
 
@@ -42,7 +40,7 @@ class RunStarted(Event):
     resumed_from_step: int | None = None
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StepStarted(Event):
     """A step began; steps are numbered from 1."""
 
@@ -50,7 +48,7 @@ class StepStarted(Event):
     step: int
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TextDelta(Event):
     """A piece of the model's answer; a step's pieces concatenate to its text."""
 
@@ -59,7 +57,7 @@ class TextDelta(Event):
     text: str
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ThinkingDelta(Event):
     """A piece of the model's reasoning."""
 
@@ -68,7 +66,7 @@ class ThinkingDelta(Event):
     text: str
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallStarted(Event):
     """A tool call is about to be dispatched (announced before it runs)."""
 
@@ -79,7 +77,7 @@ class ToolCallStarted(Event):
     arguments: dict[str, Any]
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolOutput(Event):
     """Live output of a running command (a tail for the app; the whole output is in the result)."""
 
@@ -89,7 +87,7 @@ class ToolOutput(Event):
     text: str
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallFinished(Event):
     """A tool call ended: ran (ok or not) or was refused."""
 
@@ -105,7 +103,7 @@ class ToolCallFinished(Event):
     """What the model was told (already capped)."""
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ApprovalRequested(Event):
     """A policy `ask`: a person (or an approver) must decide."""
 
@@ -122,7 +120,7 @@ class ApprovalRequested(Event):
     """A unified diff of the write, when there is one."""
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ApprovalResolved(Event):
     """An approval was answered."""
 
@@ -137,7 +135,7 @@ class ApprovalResolved(Event):
     by: str = "approver"
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UsageReported(Event):
     """Tokens and timing of one model call."""
 
@@ -151,7 +149,7 @@ class UsageReported(Event):
     cache_read_tokens: int = 0
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RetryScheduled(Event):
     """A model call failed and will be tried again."""
 
@@ -162,7 +160,7 @@ class RetryScheduled(Event):
     delay_ms: int
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StepFinished(Event):
     """A step was committed."""
 
@@ -175,7 +173,7 @@ class StepFinished(Event):
     tool_calls: int
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class AgentSpawned(Event):
     """A sub-agent was created."""
 
@@ -183,7 +181,7 @@ class AgentSpawned(Event):
     goal: str
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class AgentFinished(Event):
     """A sub-agent ended."""
 
@@ -191,7 +189,7 @@ class AgentFinished(Event):
     outcome: str
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class VerificationStarted(Event):
     """The success criterion is being checked."""
 
@@ -200,7 +198,7 @@ class VerificationStarted(Event):
     step: int = 0
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class VerificationFinished(Event):
     """The success criterion was checked."""
 
@@ -211,7 +209,7 @@ class VerificationFinished(Event):
     step: int = 0
 
 
-@_EVENT
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RunFinished(Event):
     """The run ended (or paused); the last event of a run."""
 

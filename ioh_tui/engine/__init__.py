@@ -3,7 +3,13 @@
 from ioh_tui.engine.api import check_contract, resume, resume_with_decision, run
 from ioh_tui.engine.bus import EventBus, Observer
 from ioh_tui.engine.cancel import CancelToken, RunCancelled
-from ioh_tui.engine.contract import EXIT_STATUS, OUTCOMES, RunResult, TaskContract, load_contract_file
+from ioh_tui.engine.contract import (
+    EXIT_STATUS,
+    OUTCOMES,
+    RunResult,
+    TaskContract,
+    load_contract_file,
+)
 
 __all__ = [
     "EXIT_STATUS",

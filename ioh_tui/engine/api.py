@@ -1,4 +1,4 @@
-"""Entry points: `run` a contract, `resume` a run (from its last committed step, or with a decision).
+"""Entry points: `run` a contract; `resume` a run from its last committed step.
 
 Both build one `Drive` and hand it to the one loop in `loop.py`.
 """
@@ -47,7 +47,9 @@ def check_contract(contract: TaskContract) -> None:
         raise ConfigError(f"workspace {contract.root} does not exist or is not a directory")
     single = contract.verification.single_file
     if contract.mode == "workspace" and single is True:
-        raise ConfigError(f"{type(contract.verification).__name__} checks one file: use single-file mode (--file)")
+        raise ConfigError(
+            f"{type(contract.verification).__name__} checks one file: use single-file mode (--file)"
+        )
     if contract.mode == "single_file" and single is False:
         raise ConfigError(f"{type(contract.verification).__name__} is a workspace criterion")
 
@@ -69,7 +71,7 @@ async def run(
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
 ) -> RunResult:
-    """Run a contract to its outcome. Approvals default to `DenyAll`; the policy to `Policy.default()`."""
+    """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`)."""
     check_contract(contract)
     policy = policy or Policy.default()
     sandbox = sandbox or _default_sandbox()
@@ -117,7 +119,13 @@ async def resume(
     if row.status == "completed" and row.outcome in TERMINAL:
         # Resuming a finished run changes nothing; observers still hear how it ended.
         EventBus(observers).emit(
-            ev.RunFinished(run_id=run_id, outcome=row.outcome, steps=row.steps, tokens=row.tokens, detail=row.detail)
+            ev.RunFinished(
+                run_id=run_id,
+                outcome=row.outcome,
+                steps=row.steps,
+                tokens=row.tokens,
+                detail=row.detail,
+            )
         )
         return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
     if policy is None:
@@ -126,7 +134,9 @@ async def resume(
     else:
         await store.set_policy(run_id, policy.to_json())
     sandbox = sandbox or _default_sandbox()
-    await store.set_run_driver(run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend)
+    await store.set_run_driver(
+        run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend
+    )
     d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
     d.history = [_message(m) for m in await store.messages(run_id)]
     d.tokens = row.tokens
@@ -136,7 +146,9 @@ async def resume(
             d.journal[(last + 1, attempt["seq"])] = attempt
     pending = [a for a in await store.approvals(run_id, pending_only=True)]
     if row.status == "paused" and pending:
-        return await _driven(d, start=last + 1, resumed_from=last, pending=pending[-1], decision=decision)
+        return await _driven(
+            d, start=last + 1, resumed_from=last, pending=pending[-1], decision=decision
+        )
     if decision is not None:
         raise ResumeError(f"run {run_id} has no pending decision to answer")
     return await _driven(d, start=last + 1, resumed_from=last)
@@ -211,19 +223,25 @@ async def _driven(
             return await _settle_pending(d, pending, decision)
         return await drive(d, start)
     except asyncio.CancelledError:
-        await finish(d, Stop("cancelled", await d.store.last_step(d.run_id), "the run's task was cancelled"))
+        await finish(
+            d, Stop("cancelled", await d.store.last_step(d.run_id), "the run's task was cancelled")
+        )
         raise
     except ConflictError:
         raise
     except Exception as exc:
-        await finish(d, Stop("failed", await d.store.last_step(d.run_id), f"internal error: {exc!r}"))
+        await finish(
+            d, Stop("failed", await d.store.last_step(d.run_id), f"internal error: {exc!r}")
+        )
         raise
     finally:
         await d.store.release_lease(d.run_id, owner)
         await log.drain()
 
 
-async def _settle_pending(d: Drive, pending: dict[str, Any], decision: Decision | None) -> RunResult:
+async def _settle_pending(
+    d: Drive, pending: dict[str, Any], decision: Decision | None
+) -> RunResult:
     """Perform or refuse exactly the deferred act, finish its step, then continue the run."""
     n = int(pending["step"])
     assistant = next((m for m in reversed(d.history) if m.role == "assistant"), None)
@@ -237,10 +255,16 @@ async def _settle_pending(d: Drive, pending: dict[str, Any], decision: Decision 
         except RunCancelled as exc:
             return await finish(d, Stop("cancelled", n, str(exc)))
     if decision.kind == "defer":
-        return await finish(d, Stop("awaiting_approval", n, "the decision is still deferred", int(pending["id"])))
-    preset = Preset(Act(pending["act"]), pending["target"], decision, int(pending["id"]), by="resumed")
+        return await finish(
+            d, Stop("awaiting_approval", n, "the decision is still deferred", int(pending["id"]))
+        )
+    preset = Preset(
+        Act(pending["act"]), pending["target"], decision, int(pending["id"]), by="resumed"
+    )
     try:
-        results, rows, deferred, changed = await execute_tools(d, n, calls, first=position, preset=preset)
+        results, rows, deferred, changed = await execute_tools(
+            d, n, calls, first=position, preset=preset
+        )
         await d.store.append_to_step(d.run_id, n, [_row(m) for m in results], rows)
         d.history.extend(results)
         if deferred is not None:

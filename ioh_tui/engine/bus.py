@@ -49,6 +49,7 @@ class EventLog:
         self._task: asyncio.Task[None] | None = None
 
     def __call__(self, event: Event) -> None:
+        """Queue one event (streamed pieces are skipped)."""
         if isinstance(event, _NOT_LOGGED):
             return
         if self._task is None:
@@ -59,7 +60,9 @@ class EventLog:
         while (event := await self._queue.get()) is not None:
             try:
                 data = to_json(event)
-                await self._store.add_event(event.run_id, event.agent_id, data.get("step"), event.kind, data)
+                await self._store.add_event(
+                    event.run_id, event.agent_id, data.get("step"), event.kind, data
+                )
             except Exception:
                 log.exception("could not log event %s", event.kind)
             finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable
 from typing import TypeVar
 
@@ -14,7 +15,7 @@ class RunCancelled(Exception):
 
 
 class CancelToken:
-    """Tripped once; interrupts whatever the loop is awaiting (a model stream, a command, a decision)."""
+    """Tripped once; interrupts what the loop awaits (a model stream, a command, a decision)."""
 
     def __init__(self) -> None:
         self._event = asyncio.Event()
@@ -52,8 +53,6 @@ class CancelToken:
         if work.done():
             return work.result()
         work.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await work
-        except (asyncio.CancelledError, Exception):
-            pass
         raise RunCancelled(self.reason)

@@ -1,4 +1,4 @@
-"""TaskContract (goal, subject, criterion, budgets), its TOML form, and RunResult with its outcomes."""
+"""TaskContract (goal, subject, criterion, budgets), its TOML form, and RunResult."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ EXIT_STATUS = {
     "awaiting_approval": 4,
 }
 TERMINAL = frozenset({"success", "finished", "stalled", "cancelled", "failed"})
-"""Outcomes a resume reports without driving; budget stops are re-driven (raise the bound, resume)."""
+"""Outcomes a resume reports without driving; budget stops are re-driven (raise it, resume)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +62,9 @@ class TaskContract:
         return cls(goal, "single_file", file.parent, file.name, verification, max_steps=8)
 
     @classmethod
-    def workspace(cls, goal: str, root: str | Path, verification: Criterion | None = None) -> TaskContract:
+    def workspace(
+        cls, goal: str, root: str | Path, verification: Criterion | None = None
+    ) -> TaskContract:
         """A run over a whole directory with the full tool set."""
         return cls(goal, "workspace", Path(root).resolve(), None, verification or NoGate())
 
@@ -187,10 +189,14 @@ def load_contract_file(path: str | Path) -> ContractFile:
     _known(budgets, _BUDGETS, f"contract {path}: [budgets]")
     for key, value in budgets.items():
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise ConfigError(f"contract {path}: budgets.{key} must be a number >= 0, not {value!r}")
+            raise ConfigError(
+                f"contract {path}: budgets.{key} must be a number >= 0, not {value!r}"
+            )
         fields[key] = value
     if "verification" in data:
-        fields["verification"] = _verification(data["verification"], f"contract {path}: [verification]")
+        fields["verification"] = _verification(
+            data["verification"], f"contract {path}: [verification]"
+        )
     policy_toml = None
     if "policy" in data:
         policy_toml = _policy_section(Path(path).read_text(encoding="utf-8"))
@@ -232,7 +238,9 @@ def _known(data: Any, allowed: set[str], where: str) -> None:
         raise ConfigError(f"{where} must be a table")
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
+        )
 
 
 def _typed(value: Any, kind: type, name: str) -> Any:

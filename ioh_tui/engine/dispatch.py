@@ -14,16 +14,28 @@ _OUTPUT_EVENT_CHARS = 4000
 """Live output is forwarded to observers in pieces of at most this size."""
 
 
-async def dispatch_call(d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None) -> ToolResult:
+async def dispatch_call(
+    d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None
+) -> ToolResult:
     """Run one call and announce it before and after; every failure is an observation."""
-    who = {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
-    d.bus.emit(ev.ToolCallStarted(**who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)))
+    who = d.who.fields()
+    d.bus.emit(
+        ev.ToolCallStarted(
+            **who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)
+        )
+    )
     reused = d.journal.get((n, position))
-    if reused is not None and reused.get("name") == call.name and reused.get("arguments") == dict(call.arguments):
+    if (
+        reused is not None
+        and reused.get("name") == call.name
+        and reused.get("arguments") == dict(call.arguments)
+    ):
         result = _from_journal(reused)
     elif call.arguments_error is not None:
         result = ToolResult(
-            f"[{call.name} error] the arguments were not a JSON object: {call.arguments_error[:500]}", ok=False
+            f"[{call.name} error] the arguments were not a JSON object: "
+            f"{call.arguments_error[:500]}",
+            ok=False,
         )
     else:
         result = await _run(d, n, position, call, preset)
@@ -43,13 +55,19 @@ async def dispatch_call(d: Drive, n: int, position: int, call: ToolCall, preset:
     return result
 
 
-async def _run(d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None) -> ToolResult:
+async def _run(
+    d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None
+) -> ToolResult:
     tool = d.tools.get(call.name)
-    who = {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
+    who = d.who.fields()
 
     def on_output(text: str) -> None:
         for i in range(0, len(text), _OUTPUT_EVENT_CHARS):
-            d.bus.emit(ev.ToolOutput(**who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]))
+            d.bus.emit(
+                ev.ToolOutput(
+                    **who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]
+                )
+            )
 
     gate = RunGate(
         state=d.gate,
@@ -83,7 +101,9 @@ async def _run(d: Drive, n: int, position: int, call: ToolCall, preset: Preset |
     )
     attempt_id = None
     if tool is not None and tool.mutating:
-        attempt_id = await d.store.open_attempt(d.run_id, n, position, call.id, call.name, dict(call.arguments))
+        attempt_id = await d.store.open_attempt(
+            d.run_id, n, position, call.id, call.name, dict(call.arguments)
+        )
     result = await d.cancel.guard(d.tools.dispatch(call.name, call.arguments, ctx))
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
@@ -105,13 +125,20 @@ def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:
 
 
 def _journal_form(result: ToolResult) -> dict[str, object]:
-    return {"output": result.output, "ok": result.ok, "refused": result.refused, "changed": result.changed}
+    return {
+        "output": result.output,
+        "ok": result.ok,
+        "refused": result.refused,
+        "changed": result.changed,
+    }
 
 
 def _from_journal(row: dict[str, object]) -> ToolResult:
     data = row.get("result")
     assert isinstance(data, dict)
     return ToolResult(
-        str(data["output"]), ok=bool(data["ok"]), refused=bool(data["refused"]), changed=bool(data["changed"])
+        str(data["output"]),
+        ok=bool(data["ok"]),
+        refused=bool(data["refused"]),
+        changed=bool(data["changed"]),
     )
-

@@ -9,16 +9,24 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.events import ApprovalRequested, ApprovalResolved, Event
 from ioh_tui.engine.cancel import CancelToken
-from ioh_tui.policy import ApprovalRequest, Approver, Decision, Layer, Policy, Rule, Verdict
-from ioh_tui.policy import append_rules_to_file
-from ioh_tui.store import Store
 from ioh_tui.engine.ids import Who
+from ioh_tui.policy import (
+    ApprovalRequest,
+    Approver,
+    Decision,
+    Layer,
+    Policy,
+    Rule,
+    Verdict,
+    append_rules_to_file,
+)
+from ioh_tui.store import Store
 from ioh_tui.tools.base import Deferral, GateAnswer, Permit, Refusal
 from ioh_tui.tools.workspace import Workspace
 
@@ -80,7 +88,7 @@ class RunGate:
         self._preset = preset
 
     def verdict(self, act: Act, target: str, also: tuple[str, ...] = ()) -> Verdict:
-        """The strictest verdict over the target, `also`, and (for paths) the symlink-resolved path."""
+        """The strictest verdict over the target, `also`, and a path's symlink-resolved form."""
         policy = self._state.effective()
         targets = [target, *also]
         if act in (Act.READ, Act.WRITE):
@@ -108,7 +116,9 @@ class RunGate:
         """Decide one act (see module docstring)."""
         verdict = self.verdict(act, target, also)
         if verdict.effect is Effect.DENY:
-            return await self._refuse(act, target, verdict, "the policy forbids it; find another way")
+            return await self._refuse(
+                act, target, verdict, "the policy forbids it; find another way"
+            )
         if verdict.effect is Effect.ALLOW:
             return Permit(target, content)
         request = ApprovalRequest(
@@ -126,7 +136,7 @@ class RunGate:
             tool=self._base.tool,
         )
         if self._preset is not None and (self._preset.act, self._preset.target) == (act, target):
-            request = ApprovalRequest(**{**_fields(request), "request_id": self._preset.request_id})
+            request = replace(request, request_id=self._preset.request_id)
             return await self._settle(request, self._preset.decision, self._preset.by)
         request_id = await self._store.create_approval(
             request.run_id,
@@ -143,7 +153,7 @@ class RunGate:
                 "agent_label": request.agent_label,
             },
         )
-        request = ApprovalRequest(**{**_fields(request), "request_id": request_id})
+        request = replace(request, request_id=request_id)
         self._emit(
             ApprovalRequested(
                 run_id=self._who.run_id,
@@ -203,39 +213,71 @@ class RunGate:
         self._resolved(request, decision, by)
         if decision.kind == "deny":
             return Refusal(
-                f"[{request.act.value} denied] {request.target} — {decision.reason}", denied_by_person=True
+                f"[{request.act.value} denied] {request.target} — {decision.reason}",
+                denied_by_person=True,
             )
         return await self._approved(request, performed, decision)
 
-    async def _approved(self, request: ApprovalRequest, performed: ApprovalRequest, decision: Decision) -> GateAnswer:
+    async def _approved(
+        self, request: ApprovalRequest, performed: ApprovalRequest, decision: Decision
+    ) -> GateAnswer:
         if decision.modified:
-            also = (performed.target.split()[0],) if request.act is Act.EXEC and performed.target else ()
+            also = (
+                (performed.target.split()[0],)
+                if request.act is Act.EXEC and performed.target
+                else ()
+            )
             recheck = self.verdict(request.act, performed.target, also)
             if recheck.effect is Effect.DENY:
                 return await self._refuse(
-                    request.act, performed.target, recheck, "an approved rewrite may not cross a deny"
+                    request.act,
+                    performed.target,
+                    recheck,
+                    "an approved rewrite may not cross a deny",
                 )
         if decision.remember:
             self._state.remembered.extend(decision.remember)
             if decision.scope == "file" and decision.remember_file is not None:
-                append_rules_to_file(Path(decision.remember_file), "remembered", list(decision.remember))
+                append_rules_to_file(
+                    Path(decision.remember_file), "remembered", list(decision.remember)
+                )
         note = ""
         if decision.modified:
-            note = f"(the operator rewrote this action before approving it: {request.act.value} {performed.target})"
+            note = (
+                "(the operator rewrote this action before approving it: "
+                f"{request.act.value} {performed.target})"
+            )
         return Permit(performed.target, performed.content, note)
 
     async def _refuse(self, act: Act, target: str, verdict: Verdict, why: str) -> Refusal:
         await self._store.add_policy_event(
-            self._base.run_id, self._base.step, kind="refusal", act=act.value, target=target,
-            rule=verdict.rule, layer=verdict.layer, source="policy",
+            self._base.run_id,
+            self._base.step,
+            kind="refusal",
+            act=act.value,
+            target=target,
+            rule=verdict.rule,
+            layer=verdict.layer,
+            source="policy",
         )
-        where = f"rule {verdict.rule!r} in layer {verdict.layer!r}" if verdict.rule else "the default for this act"
+        where = (
+            f"rule {verdict.rule!r} in layer {verdict.layer!r}"
+            if verdict.rule
+            else "the default for this act"
+        )
         return Refusal(f"[{act.value} refused] {target} ({where}): {why}")
 
     async def _record(self, request: ApprovalRequest, decision: str, by: str) -> None:
         await self._store.add_policy_event(
-            request.run_id, request.step, kind="decision", act=request.act.value, target=request.target,
-            rule=request.rule, layer=request.layer, decision=decision, source=by,
+            request.run_id,
+            request.step,
+            kind="decision",
+            act=request.act.value,
+            target=request.target,
+            rule=request.rule,
+            layer=request.layer,
+            decision=decision,
+            source=by,
         )
 
     def _resolved(self, request: ApprovalRequest, decision: Decision, by: str) -> None:
@@ -252,10 +294,6 @@ class RunGate:
                 by=by,
             )
         )
-
-
-def _fields(request: ApprovalRequest) -> dict[str, object]:
-    return {name: getattr(request, name) for name in request.__dataclass_fields__}
 
 
 def _row_decision(row: dict[str, object]) -> Decision:

@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
+
+
+class WhoFields(TypedDict):
+    """The naming fields every event takes."""
+
+    run_id: int
+    agent_id: int | None
+    parent_id: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -12,3 +21,7 @@ class Who:
     run_id: int
     agent_id: int | None = None
     parent_id: int | None = None
+
+    def fields(self) -> WhoFields:
+        """As keyword arguments for an event."""
+        return {"run_id": self.run_id, "agent_id": self.agent_id, "parent_id": self.parent_id}

@@ -1,5 +1,4 @@
-"""The agent loop: each step asks the model once, runs its tool calls in order, commits, then checks
-the stop conditions.
+"""The agent loop: ask the model once, run its tool calls in order, commit, check the stops.
 
 Stop conditions, in this fixed order. Before each step: cancelled, time budget, (the step cap ends
 the loop). After each step: cancelled, paused on a deferred decision, token budget, finished (no
@@ -27,6 +26,7 @@ from ioh_tui.engine.cancel import RunCancelled
 from ioh_tui.engine.contract import RunResult
 from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gate import Preset
+from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
@@ -37,7 +37,9 @@ from ioh_tui.verification import NoGate
 class Stop(Exception):
     """Ends the drive with an outcome (control flow by exception, as the house style allows)."""
 
-    def __init__(self, outcome: str, steps: int, detail: str = "", request_id: int | None = None) -> None:
+    def __init__(
+        self, outcome: str, steps: int, detail: str = "", request_id: int | None = None
+    ) -> None:
         super().__init__(outcome)
         self.outcome = outcome
         self.steps = steps
@@ -81,8 +83,12 @@ async def step(d: Drive, n: int) -> None:
         StepCommit(
             run_id=d.run_id,
             step=n,
-            decision="; ".join(r["summary"] for r in rows) or ("no tool call" if not completion.tool_calls else ""),
-            tool_call=" | ".join(f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}" for c in completion.tool_calls),
+            decision="; ".join(str(r["summary"]) for r in rows)
+            or ("no tool call" if not completion.tool_calls else ""),
+            tool_call=" | ".join(
+                f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}"
+                for c in completion.tool_calls
+            ),
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             cost_usd=usage.cost_usd if usage else None,
@@ -94,14 +100,18 @@ async def step(d: Drive, n: int) -> None:
     )
     d.history.extend(messages)
     d.tokens += step_tokens
-    d.bus.emit(ev.StepFinished(**_who(d), step=n, tokens=step_tokens, total_tokens=d.tokens, tool_calls=len(rows)))
+    d.bus.emit(
+        ev.StepFinished(
+            **_who(d), step=n, tokens=step_tokens, total_tokens=d.tokens, tool_calls=len(rows)
+        )
+    )
     if deferred is not None:
         raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
     await after_step(d, n, called=bool(completion.tool_calls), changed=changed)
 
 
 async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
-    """The stop checks after a committed step (also run after a resumed decision completes a step)."""
+    """The stop checks after a committed step (also after a resumed decision completes one)."""
     if d.cancel.cancelled:
         raise Stop("cancelled", n, d.cancel.reason)
     budget = d.contract.token_budget
@@ -116,7 +126,9 @@ async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
         return
     d.gate_checked = True
     d.bus.emit(ev.VerificationStarted(**_who(d), criterion=criterion.describe(), step=n))
-    outcome = await d.cancel.guard(criterion.evaluate(d.contract.root, d.contract.subject, d.sandbox))
+    outcome = await d.cancel.guard(
+        criterion.evaluate(d.contract.root, d.contract.subject, d.sandbox)
+    )
     detail = outcome.detail
     if outcome.result is not None and outcome.status != "passed":
         tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
@@ -130,7 +142,11 @@ async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
 async def query(d: Drive, n: int) -> Completion:
     """Ask the model once (with the provider's retries), streaming pieces as events."""
     request = Request(
-        (Message("system", system_prompt(d.contract)), Message("user", task_block(d.contract)), *d.history),
+        (
+            Message("system", system_prompt(d.contract)),
+            Message("user", task_block(d.contract)),
+            *d.history,
+        ),
         tools=d.tools.specs,
     )
 
@@ -147,7 +163,9 @@ async def query(d: Drive, n: int) -> Completion:
         deadline = time.monotonic() + max(0.0, remaining)
     try:
         completion = await d.cancel.guard(
-            d.provider.complete(request, on_piece=on_piece, on_attempt=pending.append, deadline=deadline)
+            d.provider.complete(
+                request, on_piece=on_piece, on_attempt=pending.append, deadline=deadline
+            )
         )
     except BudgetExhausted as exc:
         await _account(d, n, pending)
@@ -198,7 +216,11 @@ async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
         if a.retry_in_s is not None:
             d.bus.emit(
                 ev.RetryScheduled(
-                    **_who(d), step=n, attempt=a.attempt, error_kind=a.failure or "", delay_ms=int(a.retry_in_s * 1000)
+                    **_who(d),
+                    step=n,
+                    attempt=a.attempt,
+                    error_kind=a.failure or "",
+                    delay_ms=int(a.retry_in_s * 1000),
                 )
             )
     attempts.clear()
@@ -231,7 +253,11 @@ async def finish(d: Drive, stop: Stop) -> RunResult:
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
     await d.store.finish_run(d.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
     steps = await d.store.last_step(d.run_id)
-    d.bus.emit(ev.RunFinished(**_who(d), outcome=stop.outcome, steps=steps, tokens=d.tokens, detail=stop.detail))
+    d.bus.emit(
+        ev.RunFinished(
+            **_who(d), outcome=stop.outcome, steps=steps, tokens=d.tokens, detail=stop.detail
+        )
+    )
     return RunResult(
         stop.outcome,
         d.run_id,
@@ -243,14 +269,16 @@ async def finish(d: Drive, stop: Stop) -> RunResult:
     )
 
 
-def _who(d: Drive) -> dict[str, int | None]:
-    return {"run_id": d.who.run_id, "agent_id": d.who.agent_id, "parent_id": d.who.parent_id}
+def _who(d: Drive) -> WhoFields:
+    return d.who.fields()
 
 
 def _message_row(m: Message) -> dict[str, object]:
     return {
         "role": m.role,
         "content": m.content,
-        "tool_calls": [{"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in m.tool_calls],
+        "tool_calls": [
+            {"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in m.tool_calls
+        ],
         "tool_call_id": m.tool_call_id,
     }

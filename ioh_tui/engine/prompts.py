@@ -1,4 +1,4 @@
-"""What the model is told: one system prompt per run, and the task block that opens the transcript."""
+"""What the model is told: one system prompt a run, and the task block opening the transcript."""
 
 from __future__ import annotations
 

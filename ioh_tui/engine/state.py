@@ -41,6 +41,6 @@ class Drive:
     tokens: int = 0
     """Tokens of committed steps, across every drive of the run."""
     journal: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict)
-    """Completed journalled calls of an uncommitted step, by (step, position): reused, never redone."""
+    """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
     gate_checked: bool = False
-    """Whether the criterion was evaluated in this drive (an unchanged workspace is not re-checked)."""
+    """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""

@@ -35,7 +35,7 @@ BUILTIN_SECRETS = "builtin-secrets"
 SECRET_PATTERNS = (".env", "*.pem", "*.key", "id_rsa", "id_ed25519")
 """Files no default policy lets an agent read or write (matched on basename too)."""
 
-_EVALUATION_ORDER = (Effect.ASK, Effect.DENY, Effect.ALLOW)
+_EVALUATION_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
 _UNNAMED_LAYER = "policy"
 # `[::1]:443` splits into `[::1]` and `443`; a bare host has no numeric suffix and is tried alone.
 _HOST_PORT = re.compile(r"(.+):([0-9]+)", re.DOTALL)

@@ -32,7 +32,9 @@ class Fallback:
             raise ValueError("Fallback needs at least one provider")
         self.providers = tuple(providers)
         self.last_served: str | None = None
-        """The name of the provider that answered the last successful request."""
+        """The name of the provider that answered the last successful request (the innermost
+        one when a chain holds a chain)."""
+        self._served: Provider | None = None
 
     @property
     def name(self) -> str:
@@ -42,10 +44,7 @@ class Fallback:
     @property
     def model(self) -> str | None:
         """The model of the provider that answered last, else the primary's."""
-        for provider in self.providers:
-            if provider.name == self.last_served:
-                return provider.model
-        return self.providers[0].model
+        return (self._served or self.providers[0]).model
 
     async def complete(
         self,
@@ -69,7 +68,9 @@ class Fallback:
                 if not error.retryable or position == len(self.providers) - 1:
                     raise
                 continue
-            self.last_served = provider.name
+            self._served = provider
+            inner = getattr(provider, "last_served", None)
+            self.last_served = inner if isinstance(inner, str) else provider.name
             return completion
         raise AssertionError("unreachable: the last provider either answers or raises")
 

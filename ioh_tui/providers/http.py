@@ -37,6 +37,9 @@ DEFAULT_STALL_TIMEOUT_S = 120.0
 """Longest a stream may stay silent (keep-alive comments count as traffic)."""
 
 
+_MIN_SECRET_LEN = 8
+
+
 class Secret:
     """A credential that never shows itself in a repr, a str or an f-string."""
 
@@ -50,8 +53,14 @@ class Secret:
         return self._value
 
     def redact(self, text: str) -> str:
-        """`text` with every occurrence of the value masked."""
-        return text.replace(self._value, "[redacted]") if self._value else text
+        """`text` with every occurrence of the value masked.
+
+        Placeholder keys of a few characters (`x` for a local server) are left alone: masking
+        them would shred the message and they protect nothing.
+        """
+        if self._value is None or len(self._value) < _MIN_SECRET_LEN:
+            return text
+        return text.replace(self._value, "[redacted]")
 
     def __repr__(self) -> str:
         return "Secret('***')" if self._value else "Secret(None)"
@@ -124,9 +133,9 @@ class WireProvider:
         self._retry = retry or RetryPolicy()
         self._sleep = sleep
         self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(
-            follow_redirects=False, timeout=self._http_timeout
-        )
+        # Made on first use: building a TLS context costs tens of milliseconds, and a provider
+        # constructed only to validate configuration should not pay it.
+        self._client = client
 
     @property
     def name(self) -> str:
@@ -170,8 +179,9 @@ class WireProvider:
 
     async def aclose(self) -> None:
         """Close the HTTP client if this provider made it."""
-        if self._owns_client:
+        if self._owns_client and self._client is not None:
             await self._client.aclose()
+            self._client = None
 
     async def __aenter__(self) -> WireProvider:
         return self
@@ -215,7 +225,7 @@ class WireProvider:
         }
         try:
             async with asyncio.timeout(self._attempt_budget(deadline)):
-                async with self._client.stream(
+                async with self._http().stream(
                     "POST",
                     self.endpoint,
                     content=body,
@@ -234,6 +244,11 @@ class WireProvider:
             raise ProviderError("transport", self._describe(exc, "connection failed")) from None
         completion = assembler.finish()
         return self._priced(completion, model)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(follow_redirects=False, timeout=self._http_timeout)
+        return self._client
 
     def _attempt_budget(self, deadline: float | None) -> float | None:
         if deadline is None:

@@ -1,4 +1,4 @@
-"""One place for retries: exponential backoff honouring `Retry-After`, bounded by the run's deadline."""
+"""One place for retries: backoff honouring `Retry-After`, bounded by the run's deadline."""
 
 from __future__ import annotations
 

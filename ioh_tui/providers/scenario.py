@@ -1,4 +1,4 @@
-"""Scenario files (interface.md §4): parsed and checked once, then served in-process or over a wire."""
+"""Scenario files (interface.md §4): checked once, then served in-process or over a wire."""
 
 from __future__ import annotations
 

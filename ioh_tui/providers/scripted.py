@@ -28,6 +28,9 @@ from ioh_tui.providers.classify import classify_status
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
 from ioh_tui.providers.scenario import Scenario, Turn, chunks, load_scenario, turn_usage
 
+FAST_RETRIES = RetryPolicy(base_s=0.01, max_s=0.05)
+"""A scripted model's failures are make-believe: retry them quickly."""
+
 
 class ScriptedProvider:
     """Plays a `Scenario` (or a scenario file)."""
@@ -37,7 +40,7 @@ class ScriptedProvider:
         scenario: Scenario | str | Path,
         *,
         max_retries: int = 2,
-        retry: RetryPolicy = RetryPolicy(base_s=0.01, max_s=0.05),
+        retry: RetryPolicy = FAST_RETRIES,
         sleep: Sleep = asyncio.sleep,
         name: str = "scripted",
     ) -> None:
@@ -110,13 +113,11 @@ class ScriptedProvider:
             await asyncio.sleep(turn.delay_ms / 1000)
         ttft = (time.monotonic() - started) * 1000
         cut_after = failure.disconnect_after_chunks if failure is not None else None
-        sent = 0
-        for piece in _pieces(turn, index):
+        for sent, piece in enumerate(_pieces(turn, index)):
             if cut_after is not None and sent >= cut_after:
                 raise ProviderError("transport", "the stream was cut mid-way (scripted disconnect)")
             if on_piece is not None:
                 on_piece(piece)
-            sent += 1
             if turn.chunk_delay_ms:
                 await asyncio.sleep(turn.chunk_delay_ms / 1000)
         if cut_after is not None:

@@ -1,15 +1,26 @@
-"""Containment for every command the agent or a gate runs: probe, select, run under caps, tear down."""
+"""Containment for every command the agent or a gate runs: probe, select, run capped, tear down."""
 
 from ioh_tui.core.errors import SandboxError
 from ioh_tui.sandbox.base import GATE_LIMITS, CapHit, ExecResult, Limits, OutputSink, Sandbox
-from ioh_tui.sandbox.probe import BACKENDS, RUNGS, ProbeReport, probe, probe_report, select
+from ioh_tui.sandbox.probe import (
+    BACKENDS,
+    CAPABILITIES,
+    RUNGS,
+    Capabilities,
+    ProbeReport,
+    probe,
+    probe_report,
+    select,
+)
 from ioh_tui.sandbox.workdir import workdir
 
 __all__ = [
     "BACKENDS",
+    "CAPABILITIES",
     "GATE_LIMITS",
     "RUNGS",
     "CapHit",
+    "Capabilities",
     "ExecResult",
     "Limits",
     "OutputSink",

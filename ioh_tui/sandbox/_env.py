@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from ioh_tui.sandbox.base import Limits
 
 BASE_KEYS = ("PATH", "HOME", "LANG", "TERM", "TMPDIR")
-"""The only variables inherited from the parent: enough to find programs, nothing that authenticates."""
+"""The only variables inherited from the parent: enough to find programs, nothing that logs in."""
 
 _PROXY_KEYS = frozenset({"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"})
 
@@ -92,7 +92,9 @@ def rlimits_for(limits: Limits) -> list[Rlimit]:
     out: list[Rlimit] = []
     for res, soft_wanted, hard_wanted in wanted:
         _, parent_hard = resource.getrlimit(res)
-        hard = hard_wanted if parent_hard == resource.RLIM_INFINITY else min(hard_wanted, parent_hard)
+        hard = (
+            hard_wanted if parent_hard == resource.RLIM_INFINITY else min(hard_wanted, parent_hard)
+        )
         soft = hard if soft_wanted is None else min(soft_wanted, hard)
         out.append((res, soft, hard))
     return out

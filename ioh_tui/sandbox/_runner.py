@@ -314,3 +314,18 @@ def resolve_program(program: str, path: str, cwd: Path) -> str | None:
         candidate = cwd / program
         return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
     return shutil.which(program, path=path)
+
+
+def resolve_dirs(cwd: Path, writable: Sequence[Path]) -> tuple[Path, list[Path]]:
+    """Absolute, symlink-free working directory and writable roots for a bind-mounting backend.
+
+    Writable roots that do not exist are dropped: a missing bind source would fail the whole
+    command, and a toolchain cache that does not exist yet needs no access (as in the original).
+
+    Raises:
+        SandboxError: the working directory does not exist.
+    """
+    real = cwd.resolve()
+    if not real.is_dir():
+        raise SandboxError(f"working directory {cwd} does not exist")
+    return real, [p.resolve() for p in writable if p.is_dir()]

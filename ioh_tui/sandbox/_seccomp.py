@@ -72,7 +72,7 @@ _RET_K = 0x06  # BPF_RET | BPF_K
 _RET_ALLOW = 0x7FFF0000
 _RET_EPERM = 0x00050000 | errno.EPERM
 _X32_BIT = 0x40000000
-"""x86_64 syscalls with this bit set use the x32 ABI, a second numbering that would bypass the list."""
+"""x86_64 numbers with this bit use the x32 ABI, a second numbering that would bypass the list."""
 
 
 def _insn(code: int, jt: int, jf: int, k: int) -> bytes:

@@ -27,6 +27,9 @@ class Limits:
     0 disables it (for runtimes such as V8 that reserve huge address ranges up front)."""
 
 
+DEFAULT_LIMITS = Limits()
+"""No CPU, wall or memory cap; only the output, file-size and open-file defaults."""
+
 GATE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=2048)
 """The verification gate's caps (the original's `SandboxLimits::default()`)."""
 
@@ -61,7 +64,7 @@ class Sandbox(Protocol):
 
     @property
     def backend(self) -> str:
-        """The backend name in force (`linux-bubblewrap`, `linux-namespaces`, `portable-floor`, `none`)."""
+        """In force: `linux-bubblewrap`, `linux-namespaces`, `portable-floor` or `none`."""
         ...
 
     async def run(
@@ -69,7 +72,7 @@ class Sandbox(Protocol):
         argv: Sequence[str],
         cwd: Path,
         *,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
         writable: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,

@@ -1,4 +1,4 @@
-"""The bubblewrap backend: every namespace unshared, a read-only system, seccomp, capabilities dropped."""
+"""The bubblewrap backend: all namespaces unshared, read-only system, seccomp, no capabilities."""
 
 from __future__ import annotations
 
@@ -10,9 +10,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
-from ioh_tui.sandbox._runner import Launch, check_argv, resolve_program, run_capped, unavailable
+from ioh_tui.sandbox._runner import (
+    Launch,
+    check_argv,
+    resolve_dirs,
+    resolve_program,
+    run_capped,
+    unavailable,
+)
 from ioh_tui.sandbox._seccomp import deny_list_program
-from ioh_tui.sandbox.base import ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 _EXEC_FAILED = "bwrap: execvp "
 """bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
@@ -60,7 +67,7 @@ class BwrapSandbox:
         argv: Sequence[str],
         cwd: Path,
         *,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
         writable: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
@@ -68,11 +75,11 @@ class BwrapSandbox:
     ) -> ExecResult:
         """Run `argv` in `cwd` inside bubblewrap (see `Sandbox.run`)."""
         check_argv(argv)
-        cwd = cwd.resolve()
+        cwd, roots = resolve_dirs(cwd, writable)
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
-        opts = self.options(cwd, network=network, writable=_existing(writable), env=inner_env)
+        opts = self.options(cwd, network=network, writable=roots, env=inner_env)
         with _sealed_fds(opts) as fds:
             launch = Launch(
                 argv=[self._bwrap, "--args", str(fds[0]), "--", *argv],
@@ -113,12 +120,6 @@ class BwrapSandbox:
             why = done.stderr.decode(errors="replace").strip().splitlines()
             return f"bubblewrap refused ({why[-1] if why else f'exit {done.returncode}'})"
         return None
-
-
-def _existing(paths: Sequence[Path]) -> list[Path]:
-    # A missing bind source makes bwrap fail the whole command; toolchain cache directories that
-    # do not exist yet are simply not made writable (as the original does).
-    return [p.resolve() for p in paths if p.is_dir()]
 
 
 def _bind_order(cwd: Path, writable: Sequence[Path]) -> list[Path]:

@@ -1,4 +1,4 @@
-"""The portable floor (rlimits, scrubbed environment, caps, tree kill) and the uncontained `none`."""
+"""The portable floor (rlimits, clean environment, caps, tree kill) and the uncontained `none`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
 from ioh_tui.sandbox._runner import Launch, check_argv, run_capped
-from ioh_tui.sandbox.base import ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 
 class FloorSandbox:
@@ -27,7 +27,7 @@ class FloorSandbox:
         argv: Sequence[str],
         cwd: Path,
         *,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
         writable: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,
@@ -68,7 +68,7 @@ class NoneSandbox:
         argv: Sequence[str],
         cwd: Path,
         *,
-        limits: Limits = Limits(),
+        limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
         writable: Sequence[Path] = (),
         env: Mapping[str, str] | None = None,

@@ -9,8 +9,11 @@ import threading
 from dataclasses import dataclass
 
 from ioh_tui.core.errors import ConfigError, SandboxError
+from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox.bwrap import BwrapSandbox
 from ioh_tui.sandbox.floor import FloorSandbox, NoneSandbox
+from ioh_tui.sandbox.namespaces import NamespacesSandbox
 
 RUNGS = ("bwrap", "namespaces", "floor", "none")
 """Strongest first; `auto` takes the first available."""
@@ -22,12 +25,40 @@ BACKENDS = {
     "none": "none",
 }
 
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a rung contains (what the docs promise and the escape suite checks)."""
+
+    confines_writes: bool
+    """Only the working directory, `writable` and a private /tmp can be written."""
+    denies_network: bool
+    """No route out, not even to the host's loopback, unless `network=True`."""
+    pid_namespace: bool
+    """The command cannot see or signal host processes, and dies with its namespace."""
+    seccomp: bool
+    """The syscall deny-list applies (x86_64 and aarch64)."""
+    scrubbed_env: bool
+    """Only PATH, HOME, LANG, TERM, TMPDIR and the caller's variables reach the command."""
+
+
+_SECCOMP = deny_list_program() is not None
+
+CAPABILITIES = {
+    "bwrap": Capabilities(True, True, True, _SECCOMP, True),
+    "namespaces": Capabilities(True, True, True, _SECCOMP, True),
+    "floor": Capabilities(False, False, False, False, True),
+    "none": Capabilities(False, False, False, False, False),
+}
+"""Per rung; seccomp holds only where `_seccomp` knows the architecture (x86_64, aarch64)."""
+
 BWRAP_ENV = "IOH_TUI_BWRAP"
 """Overrides the bubblewrap executable (a path; `/nonexistent` makes the rung unavailable)."""
 
 _log = logging.getLogger(__name__)
 _lock = threading.Lock()
 _cache: dict[str | None, ProbeReport] = {}
+"""Probe results per bubblewrap path tried (None: no bubblewrap)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +84,10 @@ def _try_bwrap(path: str | None) -> str | None:
     """None when bubblewrap works, else why not."""
     if path is None:
         return "bubblewrap (bwrap) not found; install the `bubblewrap` package"
-    from ioh_tui.sandbox.bwrap import BwrapSandbox
-
     return BwrapSandbox(path).self_test()
 
 
 def _try_namespaces() -> str | None:
-    from ioh_tui.sandbox.namespaces import NamespacesSandbox
-
     return NamespacesSandbox.self_test()
 
 
@@ -79,21 +106,21 @@ def probe_report(*, bwrap: str | None = None, refresh: bool = False) -> ProbeRep
         The report.
     """
     path = _bwrap_path(bwrap)
-    key = path if (bwrap is None and BWRAP_ENV not in os.environ) else f"override:{path}"
+    # The result depends only on which bubblewrap is tried, so that is the cache key.
     with _lock:
-        if not refresh and key in _cache:
-            return _cache[key]
+        if not refresh and path in _cache:
+            return _cache[path]
         missing: dict[str, str] = {}
-        for rung, attempt in (("bwrap", lambda: _try_bwrap(path)), ("namespaces", _try_namespaces)):
+        for rung in ("bwrap", "namespaces"):
             try:
-                why = attempt()
+                why = _try_bwrap(path) if rung == "bwrap" else _try_namespaces()
             except Exception as exc:  # a probe must never take the harness down
                 why = f"probe failed: {exc}"
             if why is not None:
                 missing[rung] = why
         available = tuple(r for r in RUNGS if r not in missing)
         report = ProbeReport(available=available, missing=missing, bwrap=path)
-        _cache[key] = report
+        _cache[path] = report
         return report
 
 
@@ -130,12 +157,8 @@ def select(name: str = "auto", *, bwrap: str | None = None) -> Sandbox:
 
 def _build(name: str, bwrap: str | None) -> Sandbox:
     if name == "bwrap":
-        from ioh_tui.sandbox.bwrap import BwrapSandbox
-
-        assert bwrap is not None
+        assert bwrap is not None, "the probe found bubblewrap"
         return BwrapSandbox(bwrap)
     if name == "namespaces":
-        from ioh_tui.sandbox.namespaces import NamespacesSandbox
-
         return NamespacesSandbox()
     return FloorSandbox() if name == "floor" else NoneSandbox()

@@ -15,7 +15,7 @@ from types import TracebackType
 _ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 
 
-class workdir:  # noqa: N801 - used like a function: `async with workdir("gate-") as path:`
+class workdir:
     """A fresh private directory that is deleted when the block ends, however it ends.
 
     Usable both as `with workdir(prefix) as path:` and `async with workdir(prefix) as path:`.

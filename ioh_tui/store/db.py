@@ -1,4 +1,4 @@
-"""Store: one aiosqlite connection in WAL mode, migrated on open, and every read and write of the trace.
+"""Store: one aiosqlite connection in WAL mode, migrated on open; all reads and writes of the trace.
 
 Timestamps come from SQLite's clock so that budgets measured across processes (and crashes) agree.
 Writes are autocommitted one by one, except a step's commit, which is one transaction.
@@ -196,7 +196,8 @@ class Store:
     async def finish_run(self, run_id: int, *, status: str, outcome: str, detail: str = "") -> None:
         """Record how the run ended (`status` is `completed` or `paused`)."""
         await self._db.execute(
-            f"UPDATE runs SET status = ?, outcome = ?, detail = ?, finished_at = {NOW} WHERE id = ?",
+            f"UPDATE runs SET status = ?, outcome = ?, detail = ?, finished_at = {NOW}"
+            " WHERE id = ?",
             (status, outcome, detail, run_id),
         )
 
@@ -298,7 +299,7 @@ class Store:
         messages: Sequence[dict[str, Any]],
         tool_calls: Sequence[dict[str, Any]],
     ) -> None:
-        """Add messages and tool calls to a committed step (answers to a paused step), atomically."""
+        """Add messages and tool calls to a committed step (a paused step's answers), atomically."""
         db = self._db
         await db.execute("BEGIN IMMEDIATE")
         try:
@@ -410,7 +411,8 @@ class Store:
     ) -> None:
         """Record that a journalled call finished, with its result."""
         await self._db.execute(
-            f"UPDATE tool_attempts SET completed_at = {NOW}, result = ?, resolution = ? WHERE id = ?",
+            f"UPDATE tool_attempts SET completed_at = {NOW}, result = ?, resolution = ?"
+            " WHERE id = ?",
             (json.dumps(result), resolution, attempt_id),
         )
 
@@ -467,7 +469,8 @@ class Store:
     ) -> None:
         """Record one evaluation of the success criterion."""
         await self._db.execute(
-            "INSERT INTO gate_attempts (run_id, step, criterion, status, detail) VALUES (?,?,?,?,?)",
+            "INSERT INTO gate_attempts (run_id, step, criterion, status, detail)"
+            " VALUES (?,?,?,?,?)",
             (run_id, step, criterion, status, detail),
         )
 
@@ -523,7 +526,8 @@ class Store:
     ) -> None:
         """Record a refusal or a decision."""
         await self._db.execute(
-            "INSERT INTO policy_events (run_id, step, kind, act, target, rule, layer, decision, source)"
+            "INSERT INTO policy_events"
+            " (run_id, step, kind, act, target, rule, layer, decision, source)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
             (run_id, step, kind, act, target, rule, layer, decision, source),
         )

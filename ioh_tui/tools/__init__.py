@@ -1,4 +1,4 @@
-"""Model-facing tools: files, search and commands, confined to a workspace and gated by the policy."""
+"""Model-facing tools: files, search, commands; confined to a workspace, gated by the policy."""
 
 from ioh_tui.tools.base import Deferral, Gate, Permit, Refusal, Tool, ToolContext, ToolResult
 from ioh_tui.tools.registry import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, ToolSet

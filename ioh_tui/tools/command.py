@@ -8,8 +8,8 @@ from typing import Any
 
 from ioh_tui.core.acts import Act
 from ioh_tui.sandbox.base import ExecResult, Limits
-from ioh_tui.verification.criteria import QUIET_ENV
 from ioh_tui.tools.base import ArgumentError, Deferral, Refusal, ToolContext, ToolResult, cap
+from ioh_tui.verification.criteria import QUIET_ENV
 
 
 def parse_argv(args: Mapping[str, Any]) -> list[str]:
@@ -26,7 +26,9 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Run the command; the gate checks the program and the whole command line."""
     argv = parse_argv(args)
     timeout = args.get("timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0):
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+    ):
         raise ArgumentError("timeout_s must be a positive number of seconds")
     wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
@@ -39,7 +41,9 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             argv = shlex.split(answer.target)
         except ValueError as exc:
-            return ToolResult(f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False)
+            return ToolResult(
+                f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False
+            )
     result = await ctx.sandbox.run(
         argv, ctx.workspace.root, limits=Limits(wall_s=wall), env=QUIET_ENV, on_output=ctx.on_output
     )

@@ -1,4 +1,4 @@
-"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act through the gate."""
+"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act gated."""
 
 from __future__ import annotations
 
@@ -22,7 +22,19 @@ from ioh_tui.tools.base import (
 )
 from ioh_tui.tools.workspace import Escape
 
-_IMAGE = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff", ".ico", ".heic", ".avif"}
+_IMAGE = {
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".bmp",
+    ".tif",
+    ".tiff",
+    ".ico",
+    ".heic",
+    ".avif",
+}
 _DOCUMENT = {".pdf", ".docx", ".xlsx", ".pptx"}
 _MAX_LIST = 200
 
@@ -64,7 +76,10 @@ def _not_text(rel: str, path: Path, data: bytes) -> str:
         kind = f"a {suffix[1:].upper()} document"
     else:
         kind = _sniff(data)
-    return f"[read {rel} refused] {rel} is {kind} ({len(data):,} bytes), not text; read_file shows text only."
+    return (
+        f"[read {rel} refused] {rel} is {kind} ({len(data):,} bytes), not text; "
+        "read_file shows text only."
+    )
 
 
 def _subject_check(ctx: ToolContext, path: str) -> str | None:
@@ -105,12 +120,15 @@ async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         first = start or 1
         last = min(end or len(lines), len(lines))
         if first > len(lines) or first > last:
-            return ToolResult(f"[read {rel} error] line {first} is past the end ({len(lines)} lines)", ok=False)
+            return ToolResult(
+                f"[read {rel} error] line {first} is past the end ({len(lines)} lines)", ok=False
+            )
         body = "".join(lines[first - 1 : last])
         header = f"[read {rel} (lines {first}-{last} of {len(lines)})]"
     if len(body) > ctx.entry_cap:
         return ToolResult(
-            f"[read {rel} refused] {len(body):,} characters is over the {ctx.entry_cap:,}-character "
+            f"[read {rel} refused] {len(body):,} characters is over the "
+            f"{ctx.entry_cap:,}-character "
             f"ceiling for one read ({len(lines)} lines in the file); read a line range "
             "with start_line and end_line.",
             ok=False,
@@ -123,8 +141,12 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
     """A unified diff of a write (`before` None: the file is new)."""
     old = [] if before is None else before.splitlines(keepends=True)
     new = after.splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, "/dev/null" if before is None else f"a/{rel}", f"b/{rel}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    lines = difflib.unified_diff(
+        old, new, "/dev/null" if before is None else f"a/{rel}", f"b/{rel}"
+    )
+    return "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
 
 
 def _current(absolute: Path) -> str | None:
@@ -135,7 +157,9 @@ def _current(absolute: Path) -> str | None:
     return decode_text(absolute, data)
 
 
-async def _gated_write(ctx: ToolContext, rel: str, before: str | None, after: str, verb: str) -> ToolResult:
+async def _gated_write(
+    ctx: ToolContext, rel: str, before: str | None, after: str, verb: str
+) -> ToolResult:
     """Ask the gate to write `after` to `rel`, then write what was approved (maybe rewritten)."""
     answer = await ctx.gate(Act.WRITE, rel, content=after, preview=unified_diff(rel, before, after))
     if isinstance(answer, Refusal):
@@ -145,7 +169,9 @@ async def _gated_write(ctx: ToolContext, rel: str, before: str | None, after: st
     return _apply(ctx, answer, before if answer.target == rel else None, after, verb)
 
 
-def _apply(ctx: ToolContext, permit: Permit, before: str | None, after: str, verb: str) -> ToolResult:
+def _apply(
+    ctx: ToolContext, permit: Permit, before: str | None, after: str, verb: str
+) -> ToolResult:
     try:
         rel, absolute = ctx.workspace.resolve(permit.target)
     except Escape as exc:

@@ -17,7 +17,12 @@ def _spec(name: str, description: str, properties: dict[str, Any], required: lis
     return ToolSpec(
         name,
         description,
-        {"type": "object", "properties": properties, "required": required, "additionalProperties": False},
+        {
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": False,
+        },
     )
 
 
@@ -75,7 +80,9 @@ FIND = Tool(
     find,
 )
 LIST_DIR = Tool(
-    _spec("list_dir", "List one directory level (path omitted: the workspace root).", {"path": _S}, []),
+    _spec(
+        "list_dir", "List one directory level (path omitted: the workspace root).", {"path": _S}, []
+    ),
     list_dir,
 )
 EXEC = Tool(
@@ -113,7 +120,9 @@ class ToolSet:
         """Run one call; unknown tools, bad arguments and escapes come back as observations."""
         tool = self._tools.get(name)
         if tool is None:
-            return ToolResult(f"[unknown tool {name}] available: {', '.join(self._tools)}", ok=False)
+            return ToolResult(
+                f"[unknown tool {name}] available: {', '.join(self._tools)}", ok=False
+            )
         try:
             return await tool.run(args, ctx)
         except ArgumentError as exc:

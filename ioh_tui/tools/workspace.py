@@ -1,4 +1,4 @@
-"""Path confinement shared by every tool: a relative path resolves inside the root, or is refused."""
+"""Path confinement for every tool: a relative path resolves inside the root, or is refused."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ class Workspace:
         """
         text = path.replace("\\", "/").strip()
         if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
-            raise Escape(f"{path!r} is an absolute path; give a path relative to the workspace root")
+            raise Escape(
+                f"{path!r} is an absolute path; give a path relative to the workspace root"
+            )
         parts: list[str] = []
         for part in PurePosixPath(text).parts:
             if part in ("", "."):

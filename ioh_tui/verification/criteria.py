@@ -1,4 +1,4 @@
-"""The criteria: content checks (the weak tier) and the `Command` gate (run the project's own check).
+"""The criteria: content checks (the weak tier) and the `Command` gate (the project's own check).
 
 Single-file criteria answer `passes(path, contents)`; workspace criteria `passes_in(root)`. Both
 return a `GateOutcome`, which is truthy only when the criterion passed. A command that is killed
@@ -88,7 +88,9 @@ class FileContains:
             return GateOutcome("passed", "the file contains the text")
         return GateOutcome("failed", "the file does not contain the text")
 
-    async def evaluate(self, root: Path, subject: str | None, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def evaluate(
+        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Evaluate on the subject."""
         path = root / (subject or "")
         return await self.passes(path, _read(path))
@@ -116,7 +118,9 @@ class FileEquals:
             return GateOutcome("passed", "the contents are equal")
         return GateOutcome("failed", "the contents differ")
 
-    async def evaluate(self, root: Path, subject: str | None, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def evaluate(
+        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Evaluate on the subject."""
         path = root / (subject or "")
         return await self.passes(path, _read(path))
@@ -145,15 +149,20 @@ class WorkspaceFileContains:
             return GateOutcome("passed", f"{self.file} contains the text")
         return GateOutcome("failed", f"{self.file} does not contain the text")
 
-    async def evaluate(self, root: Path, subject: str | None, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def evaluate(
+        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Evaluate in the workspace."""
         return await self.passes_in(root)
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """Running `argv` (no shell) must exit with `expect_exit`. In the workspace root, or in the
-    subject's directory in single-file mode; in the sandbox, with no network."""
+    """Running `argv` (no shell) must exit with `expect_exit`.
+
+    It runs in the workspace root (single-file mode: the subject's directory), in the sandbox, with
+    no network.
+    """
 
     argv: tuple[str, ...]
     expect_exit: int = 0
@@ -161,7 +170,9 @@ class Command:
     kind: ClassVar[str] = "command"
     single_file: ClassVar[bool | None] = None
 
-    def __init__(self, argv: list[str] | tuple[str, ...], expect_exit: int = 0, limits: Limits = GATE_LIMITS) -> None:
+    def __init__(
+        self, argv: list[str] | tuple[str, ...], expect_exit: int = 0, limits: Limits = GATE_LIMITS
+    ) -> None:
         if not argv or not all(isinstance(a, str) and a for a in argv[:1]):
             raise ConfigError("a Command gate needs a non-empty argv (program first)")
         object.__setattr__(self, "argv", tuple(argv))
@@ -170,7 +181,9 @@ class Command:
 
     def describe(self) -> str:
         """The criterion, for the model."""
-        return f"running `{shlex.join(self.argv)}` in the workspace root must exit {self.expect_exit}"
+        return (
+            f"running `{shlex.join(self.argv)}` in the workspace root must exit {self.expect_exit}"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -180,11 +193,15 @@ class Command:
         """Run the command in `root`."""
         return await self._run(root, sandbox)
 
-    async def passes(self, path: Path, contents: str, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def passes(
+        self, path: Path, contents: str, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Run the command in the subject's directory."""
         return await self._run(path.parent, sandbox)
 
-    async def evaluate(self, root: Path, subject: str | None, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def evaluate(
+        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Evaluate in the workspace (single-file: the subject's directory)."""
         cwd = (root / subject).parent if subject else root
         return await self._run(cwd, sandbox)
@@ -195,12 +212,16 @@ class Command:
 
             sandbox = select("auto")
         try:
-            result = await sandbox.run(self.argv, cwd, limits=self.limits, network=False, env=QUIET_ENV)
+            result = await sandbox.run(
+                self.argv, cwd, limits=self.limits, network=False, env=QUIET_ENV
+            )
         except SandboxError as exc:
             return GateOutcome("errored", f"the sandbox could not start the command: {exc}")
         line = shlex.join(self.argv)
         if result.unavailable:
-            return GateOutcome("errored", f"`{line}` could not be started: program not found", result)
+            return GateOutcome(
+                "errored", f"`{line}` could not be started: program not found", result
+            )
         if result.cap_hit is not None:
             return GateOutcome("failed", f"`{line}` was killed at its {result.cap_hit} cap", result)
         if result.exit_code is None:
@@ -221,13 +242,18 @@ class NoGate:
 
     def describe(self) -> str:
         """The criterion, for the model."""
-        return "there is no automated check; do the work, then reply without calling a tool to end the run"
+        return (
+            "there is no automated check; do the work, then reply without calling a tool "
+            "to end the run"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
         return {"kind": self.kind}
 
-    async def evaluate(self, root: Path, subject: str | None, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def evaluate(
+        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+    ) -> GateOutcome:
         """Never passes."""
         return GateOutcome("failed", "no criterion")
 

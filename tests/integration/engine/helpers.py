@@ -1,4 +1,4 @@
-"""Shared pieces of the engine tests: scenarios, a recording observer, a gate for the calc project."""
+"""Shared pieces of the engine tests: scenarios, a recording observer, the calc project's gate."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ CHECK = Command([sys.executable, "check_calc.py"])
 """The calc project's own check: passes only once `add` adds."""
 
 READ_CALC = {"name": "read_file", "arguments": {"path": "calc.py"}}
-FIX_CALC = {"name": "edit_file", "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+FIX_CALC = {
+    "name": "edit_file",
+    "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+}
 
 
 def scripted(*turns: dict[str, Any], **extra: Any) -> ScriptedProvider:

@@ -7,7 +7,14 @@ from pathlib import Path
 
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.engine import TaskContract, resume, run
-from ioh_tui.policy import ApprovalRequest, ApproveAll, Decision, DeferAll, Policy, Rule, load_policy_file
+from ioh_tui.policy import (
+    ApprovalRequest,
+    Decision,
+    DeferAll,
+    Policy,
+    Rule,
+    load_policy_file,
+)
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
@@ -41,29 +48,55 @@ def contract(project: Path, **kw: object) -> TaskContract:
 
 
 async def test_a_denied_write_never_reaches_the_approver(project: Path) -> None:
-    provider = scripted({"tool_calls": [{"name": "write_file", "arguments": {"path": "config/.env", "content": "X=1"}}]}, {"tool_calls": [FIX_CALC]})
+    provider = scripted(
+        {
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "config/.env", "content": "X=1"}}
+            ]
+        },
+        {"tool_calls": [FIX_CALC]},
+    )
     approver = Scripted(Decision.approve())
     async with Store.memory() as store:
-        result = await run(contract(project), provider, store=store, approver=approver, sandbox=select("floor"))
+        result = await run(
+            contract(project), provider, store=store, approver=approver, sandbox=select("floor")
+        )
         calls = await store.tool_calls(result.run_id)
         refusals = [e for e in await store.policy_events(result.run_id) if e["kind"] == "refusal"]
     assert not (project / "config" / ".env").exists()
     assert calls[0]["refused"] and "builtin-secrets" in calls[0]["output"]
     assert refusals[0]["layer"] == "builtin-secrets"
-    assert [r.target for r in approver.seen] == ["calc.py"]  # only the allowed-by-ask edit was asked
+    assert [r.target for r in approver.seen] == [
+        "calc.py"
+    ]  # only the allowed-by-ask edit was asked
 
 
 async def test_a_write_under_the_default_tiers_asks_with_a_diff(project: Path) -> None:
     approver = Scripted(Decision.approve())
     seen = Recorder()
     async with Store.memory() as store:
-        result = await run(contract(project), scripted({"tool_calls": [FIX_CALC]}), store=store, approver=approver,
-                           sandbox=select("floor"), observers=[seen])
+        result = await run(
+            contract(project),
+            scripted({"tool_calls": [FIX_CALC]}),
+            store=store,
+            approver=approver,
+            sandbox=select("floor"),
+            observers=[seen],
+        )
         row = (await store.approvals(result.run_id))[0]
     assert result.outcome == "success"
     (request,) = approver.seen
-    assert (request.act, request.target, request.rule, request.layer) == (Act.WRITE, "calc.py", None, None)
-    assert request.preview is not None and "-    return a - b" in request.preview and "+    return a + b" in request.preview
+    assert (request.act, request.target, request.rule, request.layer) == (
+        Act.WRITE,
+        "calc.py",
+        None,
+        None,
+    )
+    assert (
+        request.preview is not None
+        and "-    return a - b" in request.preview
+        and "+    return a + b" in request.preview
+    )
     assert request.content == FIXED
     assert row["status"] == "approve" and row["preview"] == request.preview
     asked, resolved = seen.of("approval_requested")[0], seen.of("approval_resolved")[0]
@@ -75,8 +108,13 @@ async def test_rewrite_performs_the_rewritten_action_and_records_both(project: P
     rewritten = "def add(a, b):\n    return b + a  # operator's version\n"
     provider = scripted({"tool_calls": [FIX_CALC]}, {"text": "ok"})
     async with Store.memory() as store:
-        result = await run(contract(project), provider, store=store, sandbox=select("floor"),
-                           approver=Scripted(Decision.rewrite(content=rewritten)))
+        result = await run(
+            contract(project),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+            approver=Scripted(Decision.rewrite(content=rewritten)),
+        )
         row = (await store.approvals(result.run_id))[0]
         call = (await store.tool_calls(result.run_id))[0]
     assert (project / "calc.py").read_text() == rewritten
@@ -88,15 +126,22 @@ async def test_rewrite_performs_the_rewritten_action_and_records_both(project: P
 async def test_a_rewrite_aimed_at_a_denied_path_is_refused(project: Path) -> None:
     provider = scripted({"tool_calls": [FIX_CALC]}, {"text": "ok"})
     async with Store.memory() as store:
-        result = await run(contract(project).with_max_steps(2), provider, store=store, sandbox=select("floor"),
-                           approver=Scripted(Decision.rewrite(target=".env", content="STOLEN=1")))
+        result = await run(
+            contract(project).with_max_steps(2),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+            approver=Scripted(Decision.rewrite(target=".env", content="STOLEN=1")),
+        )
         call = (await store.tool_calls(result.run_id))[0]
     assert not (project / ".env").exists()
     assert call["refused"] and "may not cross a deny" in call["output"]
     assert "a - b" in (project / "calc.py").read_text()
 
 
-async def test_remember_stops_further_asks_but_never_beats_a_deny(project: Path, tmp_path: Path) -> None:
+async def test_remember_stops_further_asks_but_never_beats_a_deny(
+    project: Path, tmp_path: Path
+) -> None:
     saved = tmp_path / "remembered.toml"
     provider = scripted(
         {"tool_calls": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "1"}}]},
@@ -104,10 +149,17 @@ async def test_remember_stops_further_asks_but_never_beats_a_deny(project: Path,
         {"tool_calls": [{"name": "write_file", "arguments": {"path": ".env", "content": "3"}}]},
         {"text": "done"},
     )
-    approver = Scripted(Decision.remembering(Rule(Act.WRITE, Effect.ALLOW, "*"), scope="file", file=saved))
+    approver = Scripted(
+        Decision.remembering(Rule(Act.WRITE, Effect.ALLOW, "*"), scope="file", file=saved)
+    )
     async with Store.memory() as store:
-        result = await run(TaskContract.workspace("write", project, NoGate()), provider, store=store,
-                           approver=approver, sandbox=select("floor"))
+        result = await run(
+            TaskContract.workspace("write", project, NoGate()),
+            provider,
+            store=store,
+            approver=approver,
+            sandbox=select("floor"),
+        )
         calls = await store.tool_calls(result.run_id)
     assert len(approver.seen) == 1 and result.remembered == ("write allow *",)
     assert (project / "a.txt").read_text() == "1" and (project / "b.txt").read_text() == "2"
@@ -121,26 +173,47 @@ async def test_remember_stops_further_asks_but_never_beats_a_deny(project: Path,
 async def test_deny_with_a_reason_the_model_reads(project: Path) -> None:
     provider = scripted({"tool_calls": [FIX_CALC]}, {"text": "understood"})
     async with Store.memory() as store:
-        result = await run(contract(project).with_max_steps(2), provider, store=store, sandbox=select("floor"),
-                           approver=Scripted(Decision.deny("use multiplication instead")))
+        result = await run(
+            contract(project).with_max_steps(2),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+            approver=Scripted(Decision.deny("use multiplication instead")),
+        )
     assert "a - b" in (project / "calc.py").read_text()
     assert result.outcome == "step_cap_reached"
     told = "\n".join(m.content for m in provider.requests[1].messages)
     assert "[write denied] calc.py — use multiplication instead" in told
 
 
-async def test_defer_pauses_durably_and_resume_applies_exactly_once(project: Path, tmp_path: Path) -> None:
+async def test_defer_pauses_durably_and_resume_applies_exactly_once(
+    project: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     turns = ({"tool_calls": [FIX_CALC]}, {"text": "done"})
     async with Store.open(db) as store:
-        first = await run(contract(project), scripted(*turns), store=store, approver=DeferAll(), sandbox=select("floor"))
+        first = await run(
+            contract(project),
+            scripted(*turns),
+            store=store,
+            approver=DeferAll(),
+            sandbox=select("floor"),
+        )
     assert (first.outcome, first.exit_status, first.steps) == ("awaiting_approval", 4, 1)
     assert "a - b" in (project / "calc.py").read_text()
     async with Store.open(db) as store:
         (pending,) = await store.approvals(pending_only=True)
         assert pending["content"] == FIXED and pending["run_id"] == first.run_id
-        second = await resume(first.run_id, scripted(*turns), store=store, decision=Decision.approve(), sandbox=select("floor"))
-        again = await resume(first.run_id, scripted(*turns), store=store, decision=None, sandbox=select("floor"))
+        second = await resume(
+            first.run_id,
+            scripted(*turns),
+            store=store,
+            decision=Decision.approve(),
+            sandbox=select("floor"),
+        )
+        again = await resume(
+            first.run_id, scripted(*turns), store=store, decision=None, sandbox=select("floor")
+        )
         edits = [c for c in await store.tool_calls(first.run_id) if c["name"] == "edit_file"]
         assert await store.approvals(pending_only=True) == []
     assert (second.outcome, second.steps) == ("success", 1)
@@ -148,11 +221,20 @@ async def test_defer_pauses_durably_and_resume_applies_exactly_once(project: Pat
     assert again.outcome == "success" and len(edits) == 1
 
 
-async def test_an_answer_written_by_another_process_reaches_a_waiting_run(project: Path, tmp_path: Path) -> None:
+async def test_an_answer_written_by_another_process_reaches_a_waiting_run(
+    project: Path, tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     async with Store.open(db) as store, Store.open(db) as other:
-        task = asyncio.create_task(run(contract(project), scripted({"tool_calls": [FIX_CALC]}), store=store,
-                                       approver=Never(), sandbox=select("floor")))
+        task = asyncio.create_task(
+            run(
+                contract(project),
+                scripted({"tool_calls": [FIX_CALC]}),
+                store=store,
+                approver=Never(),
+                sandbox=select("floor"),
+            )
+        )
         for _ in range(100):
             pending = await other.approvals(pending_only=True)
             if pending:
@@ -168,13 +250,22 @@ async def test_an_answer_written_by_another_process_reaches_a_waiting_run(projec
 async def test_two_answers_at_once_have_exactly_one_winner(project: Path, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     async with Store.open(db) as store:
-        paused = await run(contract(project), scripted({"tool_calls": [FIX_CALC]}), store=store, approver=DeferAll(), sandbox=select("floor"))
+        paused = await run(
+            contract(project),
+            scripted({"tool_calls": [FIX_CALC]}),
+            store=store,
+            approver=DeferAll(),
+            sandbox=select("floor"),
+        )
         (pending,) = await store.approvals(pending_only=True)
     stores = [Store.open(db) for _ in range(8)]
     opened = [await s.__aenter__() for s in stores]
     try:
         wins = await asyncio.gather(
-            *(s.resolve_approval(pending["id"], status="approve" if i % 2 else "deny", by=f"p{i}") for i, s in enumerate(opened))
+            *(
+                s.resolve_approval(pending["id"], status="approve" if i % 2 else "deny", by=f"p{i}")
+                for i, s in enumerate(opened)
+            )
         )
     finally:
         for s in stores:

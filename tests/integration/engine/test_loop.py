@@ -38,7 +38,9 @@ async def test_reads_fixes_and_passes_the_gate(project: Path, tmp_path: Path) ->
     assert seen.kinds()[0] == "run_started" and seen.kinds()[-1] == "run_finished"
     for step in (1, 2):
         streamed = "".join(e.text for e in seen.of("text_delta") if e.step == step)
-        stored = next(m["content"] for m in messages if m["step"] == step and m["role"] == "assistant")
+        stored = next(
+            m["content"] for m in messages if m["step"] == step and m["role"] == "assistant"
+        )
         assert streamed == stored and stored
     assert "".join(e.text for e in seen.of("thinking_delta")) == "The sign is wrong."
     assert [g["status"] for g in gates] == ["failed", "passed"]
@@ -79,7 +81,12 @@ async def test_time_budget_ends_time_budget_exceeded(project: Path) -> None:
 async def test_no_criterion_finishes_when_the_model_stops_calling_tools(project: Path) -> None:
     provider = scripted({"tool_calls": [READ_CALC]}, {"text": "All read."})
     async with Store.memory() as store:
-        result = await run(TaskContract.workspace("look", project, NoGate()), provider, store=store, sandbox=select("floor"))
+        result = await run(
+            TaskContract.workspace("look", project, NoGate()),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+        )
     assert (result.outcome, result.steps, result.exit_status) == ("finished", 2, 0)
 
 
@@ -91,8 +98,11 @@ async def test_a_refused_call_is_an_observation_and_costs_a_step(project: Path) 
     (project / ".env").write_text("TOKEN=secret-value-123\n")
     async with Store.memory() as store:
         result = await run(
-            TaskContract.workspace("fix", project, CHECK), provider, store=store,
-            approver=ApproveAll(), sandbox=select("floor"),
+            TaskContract.workspace("fix", project, CHECK),
+            provider,
+            store=store,
+            approver=ApproveAll(),
+            sandbox=select("floor"),
         )
         calls = await store.tool_calls(result.run_id)
     assert (result.outcome, result.steps) == ("success", 2)
@@ -103,19 +113,34 @@ async def test_a_refused_call_is_an_observation_and_costs_a_step(project: Path) 
 
 async def test_unknown_tools_and_bad_arguments_are_observations(project: Path) -> None:
     provider = scripted(
-        {"tool_calls": [{"name": "teleport", "arguments": {}}, {"name": "read_file", "arguments": {"nope": 1}}]},
+        {
+            "tool_calls": [
+                {"name": "teleport", "arguments": {}},
+                {"name": "read_file", "arguments": {"nope": 1}},
+            ]
+        },
         {"text": "ok"},
     )
     async with Store.memory() as store:
-        result = await run(TaskContract.workspace("x", project, NoGate()), provider, store=store, sandbox=select("floor"))
+        result = await run(
+            TaskContract.workspace("x", project, NoGate()),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+        )
         calls = await store.tool_calls(result.run_id)
     assert result.outcome == "finished"
     assert calls[0]["output"].startswith("[unknown tool teleport]")
     assert calls[1]["output"].startswith("[read_file error] missing required argument 'path'")
 
 
-@pytest.mark.parametrize("escape", ["../outside.txt", "sub/../../outside.txt", "/ABSOLUTE", "link/outside.txt", "filelink"])
-async def test_escapes_are_refused_and_nothing_leaks(project: Path, tmp_path: Path, escape: str) -> None:
+@pytest.mark.parametrize(
+    "escape",
+    ["../outside.txt", "sub/../../outside.txt", "/ABSOLUTE", "link/outside.txt", "filelink"],
+)
+async def test_escapes_are_refused_and_nothing_leaks(
+    project: Path, tmp_path: Path, escape: str
+) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("TOP-SECRET-BYTES\n")
     (project / "link").symlink_to(tmp_path)
@@ -130,16 +155,22 @@ async def test_escapes_are_refused_and_nothing_leaks(project: Path, tmp_path: Pa
     db = tmp_path / "t.db"
     async with Store.open(db) as store:
         result = await run(
-            TaskContract.workspace("fix", project, CHECK), provider, store=store,
-            policy=Policy.permissive(), sandbox=select("floor"), observers=[seen],
+            TaskContract.workspace("fix", project, CHECK),
+            provider,
+            store=store,
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            observers=[seen],
         )
     assert result.outcome == "success" and result.steps == 3
     finished = seen.of("tool_call_finished")
     assert finished[0].refused and finished[1].refused
     assert outside.read_text() == "TOP-SECRET-BYTES\n"
     assert "TOP-SECRET" not in repr(seen.events)
-    for f in tmp_path.glob("t.db*"):  # the store and its write-ahead log, if any remains
-        assert b"TOP-SECRET" not in f.read_bytes()
+    stored = b"".join(
+        f.read_bytes() for f in sorted(tmp_path.iterdir()) if f.name.startswith("t.db")
+    )
+    assert b"TOP-SECRET" not in stored
 
 
 async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> None:
@@ -148,12 +179,27 @@ async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> N
     (project / "node_modules" / "x.py").write_text("needle\n")
     (project / "notes.py").write_text("needle here\n")
     provider = scripted(
-        {"tool_calls": [{"name": "grep", "arguments": {"pattern": "needle"}}, {"name": "find", "arguments": {"pattern": "*"}}]},
+        {
+            "tool_calls": [
+                {"name": "grep", "arguments": {"pattern": "needle"}},
+                {"name": "find", "arguments": {"pattern": "*"}},
+            ]
+        },
         {"text": "done"},
     )
     async with Store.memory() as store:
-        result = await run(TaskContract.workspace("x", project, NoGate()), provider, store=store, sandbox=select("floor"))
+        result = await run(
+            TaskContract.workspace("x", project, NoGate()),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+        )
         grep_out, find_out = (c["output"] for c in await store.tool_calls(result.run_id))
     assert "notes.py:1: needle here" in grep_out
     assert ".env" not in grep_out and "node_modules" not in grep_out
     assert ".env" not in find_out and "calc.py" in find_out
+
+
+def _store_bytes(folder: Path) -> bytes:
+    """The store file and its write-ahead log, if one remains."""
+    return b"".join(f.read_bytes() for f in sorted(folder.iterdir()) if f.name.startswith("t.db"))

@@ -102,7 +102,10 @@ async def test_ipv6_loopback_works_when_the_machine_has_it() -> None:
 
 
 async def test_requests_are_recorded_without_credentials() -> None:
-    async with serving(scenario({"text": "hi"}), "anthropic") as server, httpx.AsyncClient() as http:
+    async with (
+        serving(scenario({"text": "hi"}), "anthropic") as server,
+        httpx.AsyncClient() as http,
+    ):
         await http.post(
             f"{server.base_url}/v1/messages",
             json=body(GOAL, max_tokens=5),
@@ -117,7 +120,10 @@ async def test_requests_are_recorded_without_credentials() -> None:
 
 
 async def test_the_anthropic_wire_sends_a_ping_and_named_events() -> None:
-    async with serving(scenario({"text": "hi"}), "anthropic") as server, httpx.AsyncClient() as http:
+    async with (
+        serving(scenario({"text": "hi"}), "anthropic") as server,
+        httpx.AsyncClient() as http,
+    ):
         reply = await http.post(f"{server.base_url}/v1/messages", json=body(GOAL, max_tokens=5))
     events = [line[7:] for line in reply.text.splitlines() if line.startswith("event: ")]
     assert events[:2] == ["message_start", "ping"]
@@ -149,7 +155,10 @@ async def test_sub_agents_are_chosen_by_a_goal_substring_with_their_own_error_co
         {"text": "root answer", "errors": [{"status": 503}]},
         agents={
             "count the lines": {"turns": [{"text": "counted", "errors": [{"status": 500}]}]},
-            "outer": {"turns": [{"text": "outer"}], "agents": {"inner job": {"turns": [{"text": "deep"}]}}},
+            "outer": {
+                "turns": [{"text": "outer"}],
+                "agents": {"inner job": {"turns": [{"text": "deep"}]}},
+            },
         },
     )
 
@@ -209,8 +218,11 @@ async def test_closing_the_server_ends_a_stream_in_progress_promptly() -> None:
             pending = asyncio.create_task(
                 http.post(f"{server.base_url}/chat/completions", json=body(GOAL))
             )
-            while not server.requests:
+            for _ in range(500):
+                if server.requests:
+                    break
                 await asyncio.sleep(0.01)
+            assert server.requests, "the request arrived"
             started = time.monotonic()
         assert time.monotonic() - started < 1
         with pytest.raises(httpx.TransportError):

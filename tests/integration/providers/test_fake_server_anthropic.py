@@ -44,15 +44,24 @@ AFTER_ONE: list[dict[str, Any]] = [
         "role": "assistant",
         "content": [{"type": "tool_use", "id": "call_0_0", "name": "read_file", "input": {}}],
     },
-    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_0_0", "content": "x"}]},
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "call_0_0", "content": "x"}],
+    },
 ]
 
 
-def client(base_url: str) -> AsyncAnthropic:
+def client(base_url: str) -> Any:
+    """The SDK client, typed loosely: its request TypedDicts are not what is under test."""
     return AsyncAnthropic(base_url=base_url, api_key="sk-ant-secret", max_retries=0, timeout=10)
 
 
-async def final(sdk: AsyncAnthropic, messages: list[dict[str, Any]], **extra: Any) -> Any:
+def body_of(error: Exception) -> Any:
+    """The decoded error body the SDK kept (typed `object` by the SDK)."""
+    return getattr(error, "body", None)
+
+
+async def final(sdk: Any, messages: list[dict[str, Any]], **extra: Any) -> Any:
     async with sdk.messages.stream(
         model="any", max_tokens=1024, messages=messages, **extra
     ) as stream:
@@ -100,19 +109,19 @@ async def test_errors_are_served_in_order_then_the_answer() -> None:
         with pytest.raises(anthropic.RateLimitError) as limited:
             await final(sdk, AFTER_ONE)
         assert limited.value.response.headers["retry-after"] == "2"
-        assert limited.value.body["type"] == "error"
-        assert limited.value.body["error"]["type"] == "rate_limit_error"
+        assert body_of(limited.value)["type"] == "error"
+        assert body_of(limited.value)["error"]["type"] == "rate_limit_error"
         with pytest.raises(anthropic.InternalServerError) as overloaded:
             await final(sdk, AFTER_ONE)
         assert overloaded.value.status_code == 529
-        assert overloaded.value.body["error"]["type"] == "overloaded_error"
+        assert body_of(overloaded.value)["error"]["type"] == "overloaded_error"
         with pytest.raises((anthropic.APIConnectionError, httpx2.TransportError)):
             await final(sdk, AFTER_ONE)
         for expected in ("overloaded_error", "api_error"):
             with pytest.raises(anthropic.APIStatusError) as mid_stream:
                 await final(sdk, AFTER_ONE)
             assert mid_stream.value.status_code == 200
-            assert mid_stream.value.body["error"]["type"] == expected
+            assert body_of(mid_stream.value)["error"]["type"] == expected
         answer = await final(sdk, AFTER_ONE)
     assert [block.text for block in answer.content] == ["Fixed."]
     assert answer.stop_reason == "end_turn"
@@ -144,8 +153,7 @@ async def test_http_errors_carry_the_type_matching_the_status(
         with pytest.raises(error) as raised:
             await final(sdk, GOAL)
         assert (await final(sdk, GOAL)).content[0].text == "ok"
-    body: Any = getattr(raised.value, "body", None)
-    assert body["error"]["type"] == kind
+    assert body_of(raised.value)["error"]["type"] == kind
 
 
 async def test_tool_results_in_user_messages_do_not_count_as_turns() -> None:

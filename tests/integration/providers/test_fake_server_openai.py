@@ -45,12 +45,13 @@ GOAL = [{"role": "user", "content": "fix the failing test"}]
 AFTER_ONE = [*GOAL, {"role": "assistant", "content": "Looking."}]
 
 
-def client(base_url: str) -> AsyncOpenAI:
+def client(base_url: str) -> Any:
+    """The SDK client, typed loosely: its request TypedDicts are not what is under test."""
     # max_retries=0: the SDK must see each scripted failure, not retry past it.
     return AsyncOpenAI(base_url=base_url, api_key="sk-test-secret", max_retries=0, timeout=10)
 
 
-async def final(sdk: AsyncOpenAI, messages: list[dict[str, Any]]) -> Any:
+async def final(sdk: Any, messages: list[dict[str, Any]]) -> Any:
     async with sdk.chat.completions.stream(
         model="any", messages=messages, stream_options={"include_usage": True}
     ) as stream:
@@ -135,7 +136,12 @@ async def test_errors_are_served_in_order_then_the_answer() -> None:
         answer = await final(sdk, AFTER_ONE)
     assert answer.choices[0].message.content == "Fixed."
     assert answer.choices[0].finish_reason == "stop"
-    assert [r.served for r in server.requests] == ["http 429", "disconnect", "stream_error", "answer"]
+    assert [r.served for r in server.requests] == [
+        "http 429",
+        "disconnect",
+        "stream_error",
+        "answer",
+    ]
     assert {r.turn for r in server.requests} == {1}
 
 
@@ -143,20 +149,24 @@ async def test_a_disconnect_lets_exactly_n_pieces_through() -> None:
     text = "abcdefghijklmnopqrstuvwxyz0123456789"
     script = scenario({"text": text, "errors": [{"disconnect_after_chunks": 2}]})
     seen: list[str] = []
+
+    async def read_all(stream: Any) -> None:
+        async for chunk in stream:
+            seen.append(chunk.choices[0].delta.content or "")
+
     async with serving(script) as server, client(server.base_url) as sdk:
         stream = await sdk.chat.completions.create(model="any", messages=GOAL, stream=True)
         with pytest.raises((openai.APIConnectionError, httpx2.TransportError)):
-            async for chunk in stream:
-                seen.append(chunk.choices[0].delta.content or "")
+            await read_all(stream)
     assert "".join(seen) == text[:24]
 
 
 async def test_the_same_transcript_gets_the_same_turn_and_extra_turns_get_plain_text() -> None:
-    async with serving(scenario({"text": "first"}, {"text": "second"})) as server:
-        async with client(server.base_url) as sdk:
-            again = [await final(sdk, GOAL) for _ in range(2)]
-            second = await final(sdk, AFTER_ONE)
-            beyond = await final(sdk, [*AFTER_ONE, {"role": "assistant", "content": "x"}])
+    script = scenario({"text": "first"}, {"text": "second"})
+    async with serving(script) as server, client(server.base_url) as sdk:
+        again = [await final(sdk, GOAL) for _ in range(2)]
+        second = await final(sdk, AFTER_ONE)
+        beyond = await final(sdk, [*AFTER_ONE, {"role": "assistant", "content": "x"}])
     assert [c.choices[0].message.content for c in again] == ["first", "first"]
     assert second.choices[0].message.content == "second"
     assert beyond.choices[0].message.content == "I have nothing more to do."

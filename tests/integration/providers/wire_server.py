@@ -34,6 +34,8 @@ class Reply:
     pause_after: int | None = None
     """Go silent for `pause_s` after this many body bytes."""
     pause_s: float = 0.0
+    piece_delay_s: float = 0.0
+    """Sleep between pieces (a slow trickle that is never silent for long)."""
 
 
 @dataclass
@@ -52,9 +54,11 @@ class WireServer:
         self.replies: list[Reply] = []
         self.received: list[Received] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd = _QuietServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def url(self) -> str:
@@ -81,6 +85,12 @@ class WireServer:
     def __exit__(self, *exc_info: object) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hang up early on purpose (after [DONE], on errors, on stall timeouts).
+        pass
 
 
 def _handler_for(server: WireServer) -> type[BaseHTTPRequestHandler]:
@@ -135,6 +145,8 @@ def _send(handler: BaseHTTPRequestHandler, reply: Reply) -> None:
             reply.pause_s = 0.0
         _write(handler, reply, piece)
         sent += len(piece)
+        if reply.piece_delay_s:
+            time.sleep(reply.piece_delay_s)
     if reply.cut_after is not None:
         _hang_up(handler)
         return

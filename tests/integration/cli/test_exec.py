@@ -1,0 +1,239 @@
+"""`ioh-tui exec` and the trace commands as a user runs them: real processes, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ioh_tui.core.events import EVENT_TYPES
+
+FIELDS = {
+    "run_started": {"goal", "mode", "budgets"},
+    "step_started": {"step"},
+    "text_delta": {"step", "text"},
+    "thinking_delta": {"step", "text"},
+    "tool_call_started": {"step", "call_id", "name", "arguments"},
+    "tool_call_finished": {"step", "call_id", "name", "ok", "refused", "summary"},
+    "approval_requested": {"request_id", "act", "target", "rule", "layer"},
+    "approval_resolved": {"request_id", "decision", "modified", "remembered"},
+    "usage": {"step", "input_tokens", "output_tokens", "ttft_ms", "latency_ms", "cost_usd"},
+    "verification_started": {"criterion"},
+    "verification_finished": {"status", "detail"},
+    "run_finished": {"outcome", "steps", "tokens"},
+}
+
+
+def ioh(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ioh_tui", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+    )
+
+
+def write_scenario(path: Path, *turns: dict[str, Any]) -> Path:
+    path.write_text(json.dumps({"model": "m", "turns": list(turns)}))
+    return path
+
+
+FIX: list[dict[str, Any]] = [
+    {
+        "text": "Reading calc.py now.",
+        "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+    },
+    {
+        "thinking": "sign",
+        "text": "Fixing the operator.",
+        "tool_calls": [
+            {
+                "name": "edit_file",
+                "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+            }
+        ],
+    },
+    {"text": "Fixed."},
+]
+
+
+def test_exec_json_streams_the_documented_events_and_nothing_else(
+    project: Path, tmp_path: Path
+) -> None:
+    scenario = write_scenario(tmp_path / "s.json", *FIX)
+    store = tmp_path / "store.db"
+    done = ioh(
+        "exec",
+        "make add add",
+        "--workspace",
+        str(project),
+        "--provider",
+        "scripted",
+        "--scenario",
+        str(scenario),
+        "--verify-cmd",
+        f"{sys.executable} check_calc.py",
+        "--on-approval",
+        "approve",
+        "--json",
+        "--store",
+        str(store),
+        "--sandbox",
+        "floor",
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]  # every stdout line is JSON
+    assert events[0]["event"] == "run_started" and events[-1]["event"] == "run_finished"
+    assert events[-1]["outcome"] == "success" and events[-1]["steps"] == 2
+    for e in events:
+        assert e["event"] in EVENT_TYPES and isinstance(e["run_id"], int)
+        assert FIELDS.get(e["event"], set()) <= e.keys(), e
+    assert [e["step"] for e in events if e["event"] == "step_started"] == [1, 2]
+    texts = {
+        s: "".join(e["text"] for e in events if e["event"] == "text_delta" and e["step"] == s)
+        for s in (1, 2)
+    }
+    assert texts == {1: "Reading calc.py now.", 2: "Fixing the operator."}
+    kinds = [e["event"] for e in events]
+    assert (
+        kinds.index("approval_requested")
+        < kinds.index("approval_resolved")
+        < kinds.index("run_finished")
+    )
+
+    listed = [
+        json.loads(line)
+        for line in ioh("runs", "--json", "--store", str(store)).stdout.splitlines()
+    ]
+    assert (
+        listed[0]["outcome"] == "success"
+        and listed[0]["steps"] == 2
+        and listed[0]["goal"] == "make add add"
+    )
+    trace = json.loads(
+        ioh("show", str(listed[0]["run_id"]), "--json", "--store", str(store)).stdout
+    )
+    assert [c["name"] for c in trace["tool_calls"]] == ["read_file", "edit_file"]
+    assert [g["status"] for g in trace["verification"]] == ["failed", "passed"]
+    human = ioh("show", str(listed[0]["run_id"]), "--store", str(store))
+    assert human.returncode == 0 and "edit_file" in human.stdout and "gate passed" in human.stdout
+
+
+def test_exec_default_denies_asks_and_the_model_reads_it(project: Path, tmp_path: Path) -> None:
+    scenario = write_scenario(tmp_path / "s.json", FIX[1], {"text": "ok"})
+    done = ioh(
+        "exec",
+        "fix",
+        "--workspace",
+        str(project),
+        "--scenario",
+        str(scenario),
+        "--max-steps",
+        "2",
+        "--verify-cmd",
+        f"{sys.executable} check_calc.py",
+        "--json",
+        "--store",
+        str(tmp_path / "s.db"),
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    resolved = [e for e in events if e["event"] == "approval_resolved"]
+    assert done.returncode == 3 and resolved[0]["decision"] == "deny"
+    assert "a - b" in (project / "calc.py").read_text()
+
+
+def test_step_cap_exits_3(project: Path, tmp_path: Path) -> None:
+    turn = {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]}
+    scenario = write_scenario(tmp_path / "s.json", *[turn] * 5)
+    done = ioh(
+        "exec",
+        "never",
+        "--workspace",
+        str(project),
+        "--scenario",
+        str(scenario),
+        "--max-steps",
+        "3",
+        "--verify-cmd",
+        f"{sys.executable} check_calc.py",
+        "--store",
+        str(tmp_path / "s.db"),
+    )
+    assert done.returncode == 3
+    assert done.stdout.startswith("run 1 step_cap_reached after 3 steps")
+
+
+@pytest.mark.parametrize(
+    ("setup", "args", "message"),
+    [
+        ("bad_toml", ["--contract", "{dir}/c.toml"], "not valid TOML"),
+        ("unknown_key", ["--contract", "{dir}/c.toml"], "unknown key 'colour'"),
+        ("bad_budget", ["--contract", "{dir}/c.toml"], "budgets.max_steps"),
+        ("bad_scenario", ["--scenario", "{dir}/s.json"], "not valid JSON"),
+        ("bad_turn", ["--scenario", "{dir}/s.json"], "unknown key 'txt'"),
+        ("none", ["--workspace", "{dir}/missing"], "does not exist"),
+        ("none", ["--provider", "gemini"], "invalid choice: 'gemini'"),
+        ("none", ["--provider", "openai"], "OPENAI_API_KEY is not set"),
+        ("none", [], "no provider configured"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(
+    tmp_path: Path, setup: str, args: list[str], message: str
+) -> None:
+    files = {
+        "bad_toml": ("c.toml", "goal = [unclosed\n"),
+        "unknown_key": ("c.toml", 'goal = "x"\ncolour = "red"\n'),
+        "bad_budget": ("c.toml", 'goal = "x"\n[budgets]\nmax_steps = "many"\n'),
+        "bad_scenario": ("s.json", "{not json"),
+        "bad_turn": ("s.json", '{"turns": [{"txt": "hi"}]}'),
+    }
+    if setup in files:
+        name, text = files[setup]
+        (tmp_path / name).write_text(text)
+    argv = [a.format(dir=tmp_path) for a in args]
+    done = ioh("exec", "goal", "--workspace", str(tmp_path), *argv, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_version_and_help_on_every_command() -> None:
+    assert ioh("--version").stdout.startswith("ioh-tui ")
+    for command in ("demo", "run", "exec", "runs", "show", "approvals", "resume", "serve-fake"):
+        done = ioh(command, "--help")
+        assert done.returncode == 0 and done.stdout.startswith(f"usage: ioh-tui {command}"), command
+
+
+def test_unknown_run_is_exit_2(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    write_scenario(tmp_path / "x.json", {"text": "hi"})
+    ioh(
+        "exec",
+        "hi",
+        "--workspace",
+        str(tmp_path),
+        "--scenario",
+        str(tmp_path / "x.json"),
+        "--store",
+        str(store),
+    )
+    for args in (
+        ["show", "99"],
+        ["resume", "99", "--headless", "--scenario", str(tmp_path / "x.json")],
+    ):
+        done = ioh(*args, "--store", str(store))
+        assert (
+            done.returncode == 2
+            and "no run with id 99" in done.stderr
+            and "Traceback" not in done.stderr
+        )

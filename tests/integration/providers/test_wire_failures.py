@@ -1,0 +1,215 @@
+"""Our HTTP client against a loopback server misbehaving: statuses, cuts, stalls, error events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from wire_server import Reply, WireServer
+from wire_streams import (
+    anthropic_events,
+    anthropic_text,
+    chunk,
+    frame,
+    openai_events,
+    openai_text,
+)
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import Attempt, Completion, Message, Request
+from ioh_tui.providers import Anthropic, OpenAI, registry
+from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy
+
+REQUEST = Request(messages=(Message("user", "hi"),))
+FAST = RetryPolicy(base_s=0.01, max_s=0.02)
+OK_BODY = frame(openai_events(openai_text(["Hel", "lo"])))
+ANTHROPIC_OK = frame(anthropic_events(anthropic_text(["Hi"])))
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
+
+
+@pytest.fixture
+def server() -> Iterator[WireServer]:
+    with WireServer() as running:
+        yield running
+
+
+def error_reply(status: int, message: str, **headers: str) -> Reply:
+    body = f'{{"error": {{"message": "{message}", "type": "x"}}}}'.encode()
+    return Reply(body, status=status, headers=headers, framing="length")
+
+
+async def complete(
+    server: WireServer, attempts: list[Attempt], **options: object
+) -> Completion:
+    provider = OpenAI(
+        base_url=f"{server.url}/v1",
+        api_key="x",
+        model="m",
+        retry=FAST,
+        **options,  # type: ignore[arg-type]
+    )
+    try:
+        return await provider.complete(REQUEST, on_attempt=attempts.append)
+    finally:
+        await provider.aclose()
+
+
+async def test_401_makes_exactly_one_request(server: WireServer) -> None:
+    server.queue(error_reply(401, "bad key"), Reply(OK_BODY))
+    attempts: list[Attempt] = []
+    with pytest.raises(ProviderError, match="bad key") as raised:
+        await complete(server, attempts)
+    assert (raised.value.kind, raised.value.status) == ("auth", 401)
+    assert len(server.received) == 1
+    assert [a.failure for a in attempts] == ["auth (HTTP 401)"]
+
+
+async def test_429_with_retry_after_waits_then_succeeds(server: WireServer) -> None:
+    server.queue(error_reply(429, "slow down", **{"Retry-After": "0.2"}), Reply(OK_BODY))
+    attempts: list[Attempt] = []
+    started = time.monotonic()
+    completion = await complete(server, attempts)
+    assert time.monotonic() - started >= 0.2
+    assert completion.text == "Hello"
+    assert len(server.received) == 2
+    assert attempts[0].failure == "rate_limited (HTTP 429)"
+    assert attempts[0].retry_in_s == pytest.approx(0.2)
+    assert attempts[1].failure is None
+
+
+async def test_retry_after_ms_and_http_seconds_are_honoured(server: WireServer) -> None:
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    server.queue(
+        error_reply(429, "a", **{"Retry-After": "7"}),
+        error_reply(503, "b", **{"retry-after-ms": "1500", "Retry-After": "9"}),
+        Reply(OK_BODY),
+    )
+    await complete(server, [], sleep=record)
+    assert waits == [7.0, 1.5]
+
+
+async def test_repeated_500s_exhaust_retries_and_report_every_attempt(server: WireServer) -> None:
+    server.queue(*(error_reply(500, "boom") for _ in range(4)))
+    attempts: list[Attempt] = []
+    with pytest.raises(ProviderError) as raised:
+        await complete(server, attempts, max_retries=2)
+    assert raised.value.kind == "server"
+    assert len(server.received) == 3
+    assert [a.attempt for a in attempts] == [1, 2, 3]
+    assert {a.failure for a in attempts} == {"server (HTTP 500)"}
+    assert [a.retry_in_s is not None for a in attempts] == [True, True, False]
+
+
+async def test_context_overflow_and_redirects_are_not_retried(server: WireServer) -> None:
+    server.queue(
+        error_reply(400, "This model's maximum context length is 8192 tokens"),
+        Reply(b"", status=307, headers={"location": "http://127.0.0.1:1/elsewhere"}, framing="length"),
+    )
+    with pytest.raises(ProviderError) as overflow:
+        await complete(server, [])
+    assert overflow.value.kind == "context_overflow"
+    with pytest.raises(ProviderError, match="redirects are not followed") as redirect:
+        await complete(server, [])
+    assert redirect.value.kind == "malformed"
+    assert len(server.received) == 2
+
+
+@pytest.mark.parametrize(
+    ("framing", "kind"), [("chunked", "transport"), ("close", "truncated")]
+)
+async def test_mid_stream_disconnect_is_retried(
+    server: WireServer, framing: str, kind: str
+) -> None:
+    # A cut chunked body is a broken transfer; a cut close-delimited body looks like a clean end
+    # without [DONE]. Both are retried.
+    server.queue(Reply(OK_BODY, framing=framing, cut_after=len(OK_BODY) // 2), Reply(OK_BODY))  # type: ignore[arg-type]
+    attempts: list[Attempt] = []
+    completion = await complete(server, attempts)
+    assert completion.text == "Hello"
+    assert attempts[0].failure == kind
+    assert len(server.received) == 2
+
+
+async def test_stall_timeout_cuts_a_silent_stream_and_retries(server: WireServer) -> None:
+    stalled = Reply(OK_BODY, pause_after=40, pause_s=1.0)
+    server.queue(stalled, Reply(OK_BODY))
+    attempts: list[Attempt] = []
+    started = time.monotonic()
+    completion = await complete(server, attempts, stall_timeout_s=0.2)
+    assert time.monotonic() - started < 0.9
+    assert completion.text == "Hello"
+    assert attempts[0].failure == "timeout"
+
+
+async def test_keep_alives_defeat_the_stall_timer_but_not_the_attempt_timeout(
+    server: WireServer,
+) -> None:
+    trickle = b": keep-alive\n\n" * 40
+    server.queue(Reply(trickle + OK_BODY, piece=14, piece_delay_s=0.03))
+    attempts: list[Attempt] = []
+    with pytest.raises(ProviderError) as raised:
+        await complete(server, attempts, stall_timeout_s=0.2, timeout=0.3, max_retries=0)
+    assert raised.value.kind == "timeout"
+
+
+async def test_deadline_bounds_the_attempt_and_the_retry(server: WireServer) -> None:
+    server.queue(Reply(OK_BODY, pause_after=10, pause_s=1.0))
+    provider = OpenAI(base_url=f"{server.url}/v1", api_key="x", model="m", retry=FAST)
+    started = time.monotonic()
+    with pytest.raises(BudgetExhausted):
+        await provider.complete(REQUEST, deadline=started + 0.2)
+    assert time.monotonic() - started < 0.8
+    await provider.aclose()
+
+
+async def test_connection_refused_is_transport(server: WireServer) -> None:
+    provider = OpenAI(base_url="http://127.0.0.1:9/v1", api_key="x", model="m", max_retries=0)
+    with pytest.raises(ProviderError) as raised:
+        await provider.complete(REQUEST)
+    assert raised.value.kind == "transport"
+    await provider.aclose()
+
+
+async def test_timing_is_measured_on_a_real_stream(server: WireServer) -> None:
+    server.queue(Reply(OK_BODY, pause_after=1, pause_s=0.05))
+    completion = await complete(server, [])
+    assert completion.ttft_ms is not None
+    assert completion.latency_ms is not None
+    assert 40 <= completion.ttft_ms <= completion.latency_ms
+
+
+async def test_openai_error_chunk_mid_stream_is_retried(server: WireServer) -> None:
+    error = chunk(error={"message": "Overloaded", "type": "overloaded_error"})
+    server.queue(Reply(frame(openai_events([chunk({"content": "x"}), error]))), Reply(OK_BODY))
+    attempts: list[Attempt] = []
+    completion = await complete(server, attempts)
+    assert completion.text == "Hello"
+    assert attempts[0].failure == "overloaded"
+
+
+async def test_anthropic_overloaded_event_and_529_are_retried(server: WireServer) -> None:
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    events = anthropic_events([anthropic_text(["x"])[0], overloaded])
+    server.queue(
+        Reply(frame(events)),
+        Reply(b'{"type":"error","error":{"type":"overloaded_error"}}', status=529, framing="length"),
+        Reply(ANTHROPIC_OK),
+    )
+    attempts: list[Attempt] = []
+    provider = Anthropic(base_url=server.url, api_key="k", model="m", retry=FAST)
+    completion = await provider.complete(REQUEST, on_attempt=attempts.append)
+    await provider.aclose()
+    assert completion.text == "Hi"
+    assert [a.failure for a in attempts] == ["overloaded", "overloaded (HTTP 529)", None]
+    assert server.received[0].path == "/v1/messages"
+    assert server.received[0].headers["x-api-key"] == "k"
+    assert server.received[0].body["stream"] is True

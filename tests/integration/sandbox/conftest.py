@@ -1,0 +1,119 @@
+"""Fixtures for the sandbox suites: one parameter per rung `probe()` reports, real processes only."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from ioh_tui.sandbox import CAPABILITIES, Capabilities, Sandbox, probe, select
+
+AVAILABLE = probe()
+"""Probed once at collection: the parameter list must be known before any test runs."""
+
+CONTAINED = [r for r in AVAILABLE if r != "none"]
+
+PY = sys.executable
+
+
+@pytest.fixture(params=CONTAINED)
+def rung(request: pytest.FixtureRequest) -> str:
+    """Every containing rung available here (bwrap, namespaces, floor on the CI machine)."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture(params=AVAILABLE)
+def any_rung(request: pytest.FixtureRequest) -> str:
+    """Every rung available here, `none` included (caps and teardown apply to all)."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture
+def sandbox(rung: str) -> Sandbox:
+    return select(rung)
+
+
+@pytest.fixture
+def caps(rung: str) -> Capabilities:
+    return CAPABILITIES[rung]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A real TCP listener on the host's 127.0.0.1; yields its port.
+
+    The kernel completes the handshake from the backlog, so a connect succeeds without accept().
+    """
+    with socket.create_server(("127.0.0.1", 0), backlog=16) as server:
+        yield server.getsockname()[1]
+
+
+def script(source: str) -> list[str]:
+    """argv running a Python snippet (dedented) with this interpreter."""
+    return [PY, "-c", textwrap.dedent(source)]
+
+
+def token() -> str:
+    """A string unique to one test, placed in children's argv so the host can find them."""
+    return f"ioh-sbx-{uuid.uuid4().hex}"
+
+
+def live_with(marker: str) -> list[psutil.Process]:
+    """Host processes (any namespace) whose command line contains `marker`, zombies excluded."""
+    found: list[psutil.Process] = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        cmdline = proc.info["cmdline"] or []
+        if proc.info["status"] != psutil.STATUS_ZOMBIE and any(marker in a for a in cmdline):
+            found.append(proc)
+    return found
+
+
+TREE = """
+import os, subprocess, sys, time
+marker, pids, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+sleeper = [sys.executable, "-c",
+    "import os, sys, time\\n"
+    "open(sys.argv[2], 'a').write(f'{os.getpid()}\\\\n')\\n"
+    "time.sleep(120)", marker, pids]
+quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(2):
+    subprocess.Popen(sleeper)                       # plain children
+if os.fork() == 0:                                  # double fork: the middle process exits
+    subprocess.Popen(sleeper, **quiet)
+    os._exit(0)
+subprocess.Popen(sleeper, start_new_session=True, **quiet)   # setsid child
+if os.fork() == 0:                                  # classic daemon: fork, setsid, fork, exit
+    os.setsid()
+    if os.fork() == 0:
+        os.execv(sys.executable, sleeper)
+    os._exit(0)
+deadline = time.monotonic() + 20
+while time.monotonic() < deadline:
+    try:
+        if len(open(pids).read().split()) >= 5:
+            break
+    except FileNotFoundError:
+        pass
+    time.sleep(0.02)
+print("ready", flush=True)
+if mode == "hang":
+    time.sleep(120)
+"""
+"""A tree of 5 sleepers: 2 children, a double-forked grandchild, a setsid child and a daemon."""
+
+TREE_SIZE = 5

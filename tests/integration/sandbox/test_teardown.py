@@ -1,0 +1,125 @@
+"""Nothing a command starts outlives it: normal exit, cap, cancellation, exception."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import psutil
+import pytest
+
+from ioh_tui.sandbox import Limits, select
+
+from .conftest import TREE, TREE_SIZE, live_with, script, token
+
+
+def _tree_argv(marker: str, pids: Path, mode: str) -> list[str]:
+    return [*script(TREE), marker, str(pids), mode]
+
+
+def _assert_gone(marker: str, pids: Path, rung: str) -> None:
+    assert live_with(marker) == []
+    if rung in ("floor", "none"):
+        # Without a PID namespace the pids the children wrote are host pids: check them directly.
+        for pid in map(int, pids.read_text().split()):
+            try:
+                status = psutil.Process(pid).status()
+            except psutil.NoSuchProcess:
+                continue
+            assert status == psutil.STATUS_ZOMBIE, f"pid {pid} survived"
+
+
+@pytest.mark.parametrize("mode", ["exit", "hang"])
+async def test_daemons_and_forked_children_die_with_the_command(
+    any_rung: str, workspace: Path, mode: str
+) -> None:
+    marker = token()
+    pids = workspace / "pids"
+    seen_alive: list[int] = []
+
+    def on_output(text: str) -> None:
+        if "ready" in text:
+            seen_alive.append(len(live_with(marker)))
+
+    result = await select(any_rung).run(
+        _tree_argv(marker, pids, mode), workspace, limits=Limits(wall_s=6), on_output=on_output
+    )
+    assert "ready" in result.stdout, result.stderr
+    assert seen_alive == [TREE_SIZE]  # the test is meaningful: the whole tree was running
+    assert result.cap_hit == (None if mode == "exit" else "wall")
+    _assert_gone(marker, pids, any_rung)
+
+
+async def test_cancelling_the_awaiting_task_kills_the_tree(any_rung: str, workspace: Path) -> None:
+    marker = token()
+    pids = workspace / "pids"
+    ready = asyncio.Event()
+
+    def on_output(text: str) -> None:
+        if "ready" in text:
+            ready.set()
+
+    task = asyncio.create_task(
+        select(any_rung).run(
+            _tree_argv(marker, pids, "hang"), workspace, limits=Limits(wall_s=30), on_output=on_output
+        )
+    )
+    await asyncio.wait_for(ready.wait(), timeout=20)
+    assert len(live_with(marker)) == TREE_SIZE
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    _assert_gone(marker, pids, any_rung)
+
+
+async def test_an_exception_in_the_caller_kills_the_tree(any_rung: str, workspace: Path) -> None:
+    marker = token()
+    pids = workspace / "pids"
+
+    class Stop(Exception):
+        pass
+
+    async def run_then_fail() -> None:
+        ready = asyncio.Event()
+        running = asyncio.create_task(
+            select(any_rung).run(
+                _tree_argv(marker, pids, "hang"),
+                workspace,
+                limits=Limits(wall_s=30),
+                on_output=lambda text: ready.set() if "ready" in text else None,
+            )
+        )
+        try:
+            await asyncio.wait_for(ready.wait(), timeout=20)
+            raise Stop
+        finally:
+            running.cancel()
+            await asyncio.gather(running, return_exceptions=True)
+
+    with pytest.raises(Stop):
+        await run_then_fail()
+    _assert_gone(marker, pids, any_rung)
+
+
+async def test_cap_kill_takes_the_tree(any_rung: str, workspace: Path) -> None:
+    marker = token()
+    pids = workspace / "pids"
+    result = await select(any_rung).run(
+        _tree_argv(marker, pids, "hang"), workspace, limits=Limits(output_bytes=3, wall_s=20)
+    )
+    assert result.cap_hit == "output"
+    assert result.stdout == "rea"
+    _assert_gone(marker, pids, any_rung)
+
+
+async def test_no_zombie_or_fd_leak_across_many_runs(workspace: Path) -> None:
+    sandbox = select("floor")
+    me = psutil.Process()
+    before = me.num_fds()
+    for _ in range(20):
+        assert (await sandbox.run(["true"], workspace)).exit_code == 0
+    assert me.num_fds() <= before + 2
+    zombies = [c for c in me.children() if c.status() == psutil.STATUS_ZOMBIE]
+    assert zombies == []
+    assert os.getpid() == me.pid

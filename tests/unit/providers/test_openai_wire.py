@@ -1,0 +1,375 @@
+"""The OpenAI wire without HTTP: request bodies, and assembling streams of chunks."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import pytest
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import (
+    Completion,
+    Message,
+    Request,
+    StreamPiece,
+    TextPiece,
+    ThinkingPiece,
+    ToolCall,
+    ToolCallPiece,
+    ToolSpec,
+)
+from ioh_tui.providers.openai_wire import OpenAIAssembler, build_body
+from ioh_tui.providers.sse import ServerSentEvent
+
+ROLE = {"role": "assistant", "content": ""}
+
+
+def chunk(
+    delta: dict[str, Any] | None = None,
+    *,
+    finish: str | None = None,
+    usage: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    choice = {"index": 0, "delta": delta or {}, "finish_reason": finish}
+    return {"id": "c1", "model": "gpt-x", "choices": [choice], "usage": usage, **extra}
+
+
+def call(index: int | None, arguments: str = "", **first: str) -> dict[str, Any]:
+    fragment: dict[str, Any] = {"function": {"arguments": arguments}}
+    if index is not None:
+        fragment["index"] = index
+    if "id" in first:
+        fragment["id"] = first["id"]
+    if "name" in first:
+        fragment["function"]["name"] = first["name"]
+    return chunk({"tool_calls": [fragment]})
+
+
+FINISH = chunk(finish="stop")
+
+
+def feed(
+    chunks: Iterable[dict[str, Any] | str],
+    *,
+    done: bool = True,
+    used_ids: Iterable[str] = (),
+) -> tuple[Completion, list[StreamPiece]]:
+    pieces: list[StreamPiece] = []
+    assembler = OpenAIAssembler(pieces.append, used_ids=used_ids)
+    for item in chunks:
+        data = item if isinstance(item, str) else json.dumps(item)
+        assert not assembler.feed(ServerSentEvent(data=data))
+    if done:
+        assert assembler.feed(ServerSentEvent(data="[DONE]"))
+    return assembler.finish(), pieces
+
+
+def test_text_streams_as_pieces_and_assembles() -> None:
+    usage = {
+        "prompt_tokens": 30,
+        "completion_tokens": 5,
+        "prompt_tokens_details": {"cached_tokens": 12},
+        "completion_tokens_details": {"reasoning_tokens": 2},
+    }
+    completion, pieces = feed(
+        [
+            chunk(ROLE),
+            chunk({"content": "Hel"}),
+            chunk({"content": "lo"}),
+            FINISH,
+            {"choices": [], "usage": usage},
+        ]
+    )
+    assert pieces == [TextPiece("Hel"), TextPiece("lo")]
+    assert (completion.text, completion.stop_reason, completion.model) == ("Hello", "stop", "gpt-x")
+    assert completion.usage is not None
+    assert (completion.usage.input_tokens, completion.usage.output_tokens) == (30, 5)
+    assert (completion.usage.cache_read_tokens, completion.usage.reasoning_tokens) == (12, 2)
+    assert completion.usage.cost_usd is None
+
+
+def test_ttft_is_the_first_content_and_latency_the_end() -> None:
+    ticks: Iterator[float] = iter([0.25, 0.75])
+    assembler = OpenAIAssembler(started=0.0, clock=lambda: next(ticks))
+    assembler.feed(ServerSentEvent(data=json.dumps(chunk(ROLE))))
+    assembler.feed(ServerSentEvent(data=json.dumps(chunk({"content": "x"}))))
+    assembler.feed(ServerSentEvent(data=json.dumps(chunk({"content": "y"}))))
+    assembler.feed(ServerSentEvent(data=json.dumps(FINISH)))
+    assembler.feed(ServerSentEvent(data="[DONE]"))
+    completion = assembler.finish()
+    assert (completion.ttft_ms, completion.latency_ms) == (250.0, 750.0)
+
+
+def test_parallel_tool_calls_by_index() -> None:
+    completion, pieces = feed(
+        [
+            chunk({"role": "assistant", "content": None}),
+            call(0, id="call_a", name="read_file"),
+            call(0, '{"path": '),
+            call(1, '{"pattern"', id="call_b", name="grep"),
+            call(0, '"x.py"}'),
+            call(1, ': "def"}'),
+            chunk(finish="tool_calls"),
+        ]
+    )
+    assert completion.tool_calls == (
+        ToolCall("call_a", "read_file", {"path": "x.py"}),
+        ToolCall("call_b", "grep", {"pattern": "def"}),
+    )
+    assert pieces[0] == ToolCallPiece(0, "call_a", "read_file", "")
+    assert pieces[2] == ToolCallPiece(1, "call_b", "grep", '{"pattern"')
+    assert "".join(p.arguments for p in pieces if isinstance(p, ToolCallPiece)) == (
+        '{"path": {"pattern""x.py"}: "def"}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments", "error"),
+    [
+        ("", {}, None),
+        ("  ", {}, None),
+        ('{"a": [1, 2]}', {"a": [1, 2]}, None),
+        ('{"a": 1', {}, '{"a": 1'),
+        ("[1, 2]", {}, "[1, 2]"),
+        ('"text"', {}, '"text"'),
+    ],
+)
+def test_arguments_parse_at_the_end_and_are_never_dropped(
+    raw: str, arguments: dict[str, Any], error: str | None
+) -> None:
+    completion, _ = feed([call(0, raw, id="call_1", name="f"), chunk(finish="tool_calls")])
+    assert completion.tool_calls == (ToolCall("call_1", "f", arguments, error),)
+
+
+def test_whole_call_in_one_chunk_with_role_repeated_and_repeated_ids() -> None:
+    def whole(name: str, arguments: str) -> dict[str, Any]:
+        fragment = {"id": "call_7", "index": 0, "type": "function"}
+        fragment["function"] = {"name": name, "arguments": arguments}  # type: ignore[assignment]
+        return chunk({"role": "assistant", "tool_calls": [fragment]})
+
+    first = whole("read_file", '{"path": "a"}')
+    second = whole("list_dir", '{"path": "."}')
+    second["choices"][0]["delta"]["tool_calls"][0]["index"] = 1
+    completion, pieces = feed([first, second, chunk({"role": "assistant"}, finish="tool_calls")])
+    ids = [c.id for c in completion.tool_calls]
+    assert ids[0] == "call_7"
+    assert ids[1] != "call_7"
+    assert ids[1].startswith("call_")
+    assert [p.id for p in pieces if isinstance(p, ToolCallPiece)] == ids
+    assert [c.arguments for c in completion.tool_calls] == [{"path": "a"}, {"path": "."}]
+
+
+def test_ids_already_in_the_transcript_are_not_reused() -> None:
+    completion, _ = feed(
+        [call(0, "{}", id="call_1", name="f"), chunk(finish="tool_calls")], used_ids={"call_1"}
+    )
+    assert completion.tool_calls[0].id not in {"call_1", ""}
+
+
+def test_missing_id_is_minted() -> None:
+    completion, pieces = feed([call(0, "{}", name="f"), chunk(finish="tool_calls")])
+    minted = completion.tool_calls[0].id
+    assert minted.startswith("call_")
+    assert len(minted) > 10
+    assert pieces == [ToolCallPiece(0, minted, "f", "{}")]
+
+
+def test_fragments_without_index_follow_their_ids() -> None:
+    completion, _ = feed(
+        [
+            call(None, '{"a"', id="call_x", name="f"),
+            call(None, ": 1}"),
+            call(None, "{}", id="call_y", name="g"),
+            chunk(finish="tool_calls"),
+        ]
+    )
+    assert completion.tool_calls == (
+        ToolCall("call_x", "f", {"a": 1}),
+        ToolCall("call_y", "g", {}),
+    )
+
+
+def test_arguments_sent_as_an_object_are_accepted() -> None:
+    fragment = {"index": 0, "id": "c", "function": {"name": "f", "arguments": {"k": 1}}}
+    completion, _ = feed([chunk({"tool_calls": [fragment]}), chunk(finish="tool_calls")])
+    assert completion.tool_calls[0].arguments == {"k": 1}
+
+
+@pytest.mark.parametrize("field", ["reasoning", "reasoning_content"])
+def test_reasoning_under_either_name_is_thinking(field: str) -> None:
+    completion, pieces = feed(
+        [chunk({field: "Let me "}), chunk({field: "think."}), chunk({"content": "4"}), FINISH]
+    )
+    assert completion.thinking == "Let me think."
+    assert pieces[:2] == [ThinkingPiece("Let me "), ThinkingPiece("think.")]
+
+
+def test_refusal_is_the_answer_text_and_kept_apart() -> None:
+    pieces: list[StreamPiece] = []
+    assembler = OpenAIAssembler(pieces.append)
+    for item in (chunk(ROLE), chunk({"refusal": "No."}), FINISH):
+        assembler.feed(ServerSentEvent(data=json.dumps(item)))
+    assembler.feed(ServerSentEvent(data="[DONE]"))
+    assert assembler.finish().text == "No."
+    assert assembler.refusal == "No."
+    assert pieces == [TextPiece("No.")]
+
+
+def test_openrouter_usage_chunk_with_cost_and_choices() -> None:
+    usage = {"prompt_tokens": 40, "completion_tokens": 9, "cost": 0.0021, "is_byok": False}
+    completion, _ = feed(
+        [chunk({"content": "hi"}), FINISH, chunk({"role": "assistant", "content": ""}, usage=usage)]
+    )
+    assert completion.usage is not None
+    assert completion.usage.cost_usd == pytest.approx(0.0021)
+    assert completion.text == "hi"
+
+
+def test_llama_cpp_timings_stand_in_for_missing_usage() -> None:
+    timings = {"prompt_n": 20, "cache_n": 5, "predicted_n": 7, "predicted_per_second": 30.1}
+    completion, _ = feed([chunk({"content": "x"}), chunk(finish="stop", timings=timings)])
+    assert completion.usage is not None
+    assert (completion.usage.input_tokens, completion.usage.output_tokens) == (25, 7)
+    assert completion.usage.cache_read_tokens == 5
+
+
+def test_usage_on_the_finish_chunk_wins_over_timings() -> None:
+    usage = {"prompt_tokens": 3, "completion_tokens": 1}
+    finish = chunk(finish="stop", usage=usage, timings={"prompt_n": 99, "predicted_n": 99})
+    completion, _ = feed([chunk({"content": "x"}), finish])
+    assert completion.usage is not None
+    assert completion.usage.input_tokens == 3
+
+
+def test_keep_alive_events_and_other_choices_are_ignored() -> None:
+    other = {"choices": [{"index": 1, "delta": {"content": "other"}, "finish_reason": None}]}
+    completion, _ = feed(["", "  ", chunk({"content": "a"}), other, FINISH])
+    assert completion.text == "a"
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ({"type": "overloaded_error", "message": "Overloaded"}, "overloaded"),
+        ({"type": "rate_limit_error", "message": "slow down"}, "rate_limited"),
+        ({"type": "api_error", "message": "boom"}, "server"),
+        ({"type": "server_error", "message": "boom"}, "server"),
+        ({"code": 400, "message": "Token limit reached"}, "stream_error"),
+        ({"code": 502, "message": "upstream"}, "server"),
+        ({"code": "server_error", "message": "x"}, "server"),
+        ({"message": "no type at all"}, "stream_error"),
+    ],
+)
+def test_mid_stream_error_chunk_raises_by_type(error: dict[str, Any], kind: str) -> None:
+    with pytest.raises(ProviderError) as raised:
+        feed([chunk({"content": "partial"}), {"error": error, "choices": []}])
+    assert raised.value.kind == kind
+    assert raised.value.retryable
+
+
+def test_vllm_error_object_raises() -> None:
+    vllm = {"object": "error", "message": "bad", "type": "BadRequestError", "code": 400}
+    with pytest.raises(ProviderError, match="bad") as raised:
+        feed([vllm])
+    assert raised.value.kind == "stream_error"
+
+
+def test_stream_without_done_is_truncated() -> None:
+    with pytest.raises(ProviderError) as raised:
+        feed([chunk({"content": "a"}), FINISH], done=False)
+    assert raised.value.kind == "truncated"
+
+
+def test_done_without_finish_reason_is_truncated() -> None:
+    with pytest.raises(ProviderError) as raised:
+        feed([chunk({"content": "a"})])
+    assert raised.value.kind == "truncated"
+
+
+def test_non_json_event_is_malformed() -> None:
+    with pytest.raises(ProviderError) as raised:
+        feed(["{not json"])
+    assert raised.value.kind == "malformed"
+
+
+def test_finished_stream_with_nothing_in_it_is_malformed() -> None:
+    with pytest.raises(ProviderError) as raised:
+        feed([chunk(ROLE), FINISH])
+    assert raised.value.kind == "malformed"
+
+
+def transcript() -> Request:
+    calls = (
+        ToolCall("call_1", "read_file", {"path": "a.py"}),
+        ToolCall("call_2", "grep", {}, arguments_error='{"pattern": '),
+    )
+    return Request(
+        messages=(
+            Message("system", "Be brief."),
+            Message("user", "Fix it."),
+            Message("assistant", "", tool_calls=calls),
+            Message("tool", "contents", tool_call_id="call_1"),
+            Message("tool", "error", tool_call_id="call_2"),
+            Message("assistant", "Done."),
+        ),
+        tools=(ToolSpec("read_file", "Read a file.", {"type": "object"}),),
+        max_tokens=512,
+    )
+
+
+def test_body_carries_the_transcript_tools_and_stream_options() -> None:
+    body = build_body(transcript(), "gpt-x")
+    assert body["model"] == "gpt-x"
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["max_completion_tokens"] == 512
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "read_file",
+                "description": "Read a file.",
+                "parameters": {"type": "object"},
+            },
+        }
+    ]
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Fix it."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "grep", "arguments": '{"pattern": '},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "contents"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "error"},
+        {"role": "assistant", "content": "Done."},
+    ]
+
+
+def test_body_flavours() -> None:
+    request = Request(messages=(Message("system", "S"), Message("user", "U")), model="override")
+    openrouter = build_body(request, "m", flavour="openrouter")
+    assert openrouter["model"] == "override"
+    assert openrouter["max_tokens"] == 8192
+    assert "max_completion_tokens" not in openrouter
+    assert openrouter["messages"][0]["content"] == [
+        {"type": "text", "text": "S", "cache_control": {"type": "ephemeral"}}
+    ]
+    compatible = build_body(request, "m", flavour="compatible")
+    assert compatible["messages"][0] == {"role": "system", "content": "S"}
+    assert "tools" not in compatible
