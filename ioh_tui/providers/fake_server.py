@@ -282,7 +282,7 @@ class FakeModelServer:
 
     def _agent_for(self, goal: str) -> tuple[str, Scenario]:
         for key, scenario in self._agents:
-            if key == goal:
+            if key in goal:
                 return key, scenario
         return "", self.scenario
 

@@ -31,7 +31,10 @@ async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
                 f'[grep "{pattern}" error] not a valid regular expression: {exc}', ok=False
             )
     else:
-        hit = pattern.__contains__
+
+        def hit(line: str) -> bool:
+            return pattern in line
+
     # A walk over a large tree must not stall the event loop (and the app drawing on it).
     hits, total = await asyncio.to_thread(_scan, ctx, start, hit)
     where = f" in {rel_start}" if rel_start else ""

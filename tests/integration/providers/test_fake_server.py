@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,11 @@ import pytest
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.providers.fake_server import FakeModelServer, run_serve_fake
+from tests.fakes import provider_server
 from tests.fakes.provider_server import scenario, serving, serving_in_thread
+
+# Exposed here the way a conftest would expose it (`pytest_plugins` lives in the root only).
+fake_model_server = provider_server.fake_model_server
 
 REPO = Path(__file__).resolve().parents[3]
 GOAL = [{"role": "user", "content": "fix the failing test"}]
@@ -227,6 +232,18 @@ async def test_closing_the_server_ends_a_stream_in_progress_promptly() -> None:
         assert time.monotonic() - started < 1
         with pytest.raises(httpx.TransportError):
             await pending
+
+
+async def test_the_fixture_starts_servers_and_closes_them_after(
+    fake_model_server: Callable[..., Awaitable[FakeModelServer]],
+) -> None:
+    one = await fake_model_server({"turns": [{"text": "one"}]})
+    two = await fake_model_server(scenario({"text": "two"}), wire="anthropic")
+    async with httpx.AsyncClient() as http:
+        reply = await http.post(f"{one.base_url}/chat/completions", json=body(GOAL))
+    assert texts(reply.text) == "one"
+    assert two.base_url != one.base_url
+    assert two.base_url.endswith(str(two.port))
 
 
 def test_a_server_in_a_thread_serves_synchronous_clients() -> None:

@@ -83,6 +83,11 @@ def live_with(marker: str) -> list[psutil.Process]:
     return found
 
 
+def sleepers(marker: str) -> list[psutil.Process]:
+    """The live sleepers `TREE` started (their argv ends with the marker and the pid file)."""
+    return [p for p in live_with(marker) if (p.info["cmdline"] or [""])[-2:-1] == [marker]]
+
+
 TREE = """
 import os, subprocess, sys, time
 marker, pids, mode = sys.argv[1], sys.argv[2], sys.argv[3]

@@ -11,7 +11,7 @@ import pytest
 
 from ioh_tui.sandbox import Limits, select
 
-from .conftest import TREE, TREE_SIZE, live_with, script, token
+from .conftest import TREE, TREE_SIZE, live_with, script, sleepers, token
 
 
 def _tree_argv(marker: str, pids: Path, mode: str) -> list[str]:
@@ -40,7 +40,7 @@ async def test_daemons_and_forked_children_die_with_the_command(
 
     def on_output(text: str) -> None:
         if "ready" in text:
-            seen_alive.append(len(live_with(marker)))
+            seen_alive.append(len(sleepers(marker)))
 
     result = await select(any_rung).run(
         _tree_argv(marker, pids, mode), workspace, limits=Limits(wall_s=6), on_output=on_output
@@ -66,7 +66,7 @@ async def test_cancelling_the_awaiting_task_kills_the_tree(any_rung: str, worksp
         )
     )
     await asyncio.wait_for(ready.wait(), timeout=20)
-    assert len(live_with(marker)) == TREE_SIZE
+    assert len(sleepers(marker)) == TREE_SIZE
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

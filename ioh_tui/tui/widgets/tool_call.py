@@ -1,0 +1,156 @@
+"""One tool call: a line "verb + path" with live status, a running output tail, and details on Enter."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.events import Click
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+from ioh_tui.tui.describe import tail, visible
+
+CallStatus = Literal["running", "waiting", "ok", "error", "refused", "deferred", "cancelled"]
+
+_GLYPHS: dict[str, str] = {
+    "running": "⋯",
+    "waiting": "?",
+    "ok": "✓",
+    "error": "✗",
+    "refused": "⊘",
+    "deferred": "⏸",
+    "cancelled": "■",
+}
+"""A glyph per status, so the state reads without colour (NO_COLOR)."""
+
+TAIL_LINES = 4
+"""Lines of a running command's output shown under its line while it runs."""
+KEEP_CHARS = 64_000
+"""Live output kept per call; the full observation arrives with the finish event anyway."""
+
+
+class ToolCall(Widget, can_focus=True):
+    """A collapsed tool call that expands (Enter or click) to its arguments and output."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "toggle", "Details", tooltip="Show or hide arguments and output"),
+    ]
+    """Enter (or space) toggles the details of the focused call."""
+
+    status: reactive[CallStatus] = reactive("running")
+    """Where the call is: running, waiting on a decision, or how it ended."""
+    expanded: reactive[bool] = reactive(False)
+    """Whether the arguments and output are shown."""
+
+    class Toggled(Message):
+        """The call was expanded or collapsed."""
+
+        def __init__(self, call: ToolCall) -> None:
+            super().__init__()
+            self.call = call
+
+    def __init__(
+        self,
+        *,
+        call_id: str,
+        name: str,
+        arguments: Mapping[str, Any],
+        line: str,
+        agent: int | None = None,
+    ) -> None:
+        super().__init__(classes="-running")
+        self.call_id = call_id
+        """The provider's call id."""
+        self.tool = name
+        """The tool's name."""
+        self.arguments = dict(arguments)
+        """The call's arguments, as the model sent them."""
+        self.line = line
+        """The one-line description: verb and workspace-relative path."""
+        self.agent = agent
+        """The asking sub-agent's run id; None for the root."""
+        self.live = ""
+        """Output streamed so far (its last `KEEP_CHARS` characters)."""
+        self.output = ""
+        """What the model was told, once the call finished."""
+        self.summary = ""
+        """The observation's first line, once finished."""
+
+    def compose(self) -> ComposeResult:
+        """The line, the running tail, and the (hidden) details."""
+        yield Static(self._header(), classes="tool-call--line", markup=False)
+        yield Static("", classes="tool-call--tail", markup=False)
+        yield Static(self._arguments(), classes="tool-call--arguments", markup=False)
+        yield Static("", classes="tool-call--output", markup=False)
+
+    def _arguments(self) -> str:
+        shown, _ = visible(json.dumps(self.arguments, indent=2, ensure_ascii=False))
+        return f"arguments:\n{shown}"
+
+    def _header(self) -> Text:
+        text = Text(f"{_GLYPHS[self.status]} ", style="bold")
+        text.append(self.line)
+        if self.summary:
+            text.append(f"  {self.summary}", style="dim")
+        elif self.status == "waiting":
+            text.append("  waiting on you", style="bold")
+        return text
+
+    def add_output(self, chunk: str) -> None:
+        """Append live output and show its tail."""
+        self.live = (self.live + chunk)[-KEEP_CHARS:]
+        if self.is_mounted:
+            shown, _ = visible(tail(self.live, TAIL_LINES))
+            self.query_one(".tool-call--tail", Static).update(shown)
+            self._refresh_output()
+
+    def finish(self, *, ok: bool, refused: bool, summary: str, output: str) -> None:
+        """Record how the call ended."""
+        self.output = output
+        self.summary = _short(summary)
+        self.status = "refused" if refused else ("ok" if ok else "error")
+
+    def _refresh_output(self) -> None:
+        body = self.output or self.live
+        shown, _ = visible(body) if body else ("(no output yet)", 0)
+        self.query_one(".tool-call--output", Static).update(f"output:\n{shown}")
+
+    def watch_status(self, old: CallStatus, new: CallStatus) -> None:
+        """Re-draw the line and move the state class."""
+        self.remove_class(f"-{old}")
+        self.add_class(f"-{new}")
+        if self.is_mounted:
+            self.query_one(".tool-call--line", Static).update(self._header())
+            self._refresh_output()
+
+    def watch_expanded(self, expanded: bool) -> None:
+        """Show or hide the details."""
+        self.set_class(expanded, "-expanded")
+        if expanded and self.is_mounted:
+            self._refresh_output()
+
+    def action_toggle(self) -> None:
+        """Expand or collapse."""
+        self.expanded = not self.expanded
+        self.post_message(self.Toggled(self))
+
+    def on_click(self, event: Click) -> None:
+        """A click toggles too."""
+        event.stop()
+        self.focus()
+        self.action_toggle()
+
+
+def _short(summary: str) -> str:
+    """The summary without its leading `[tag]`, which repeats the line."""
+    if summary.startswith("[") and "]" in summary:
+        rest = summary[summary.index("]") + 1 :].strip()
+        return rest or summary
+    return summary

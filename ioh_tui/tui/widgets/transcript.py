@@ -1,0 +1,109 @@
+"""The transcript: an anchored scroll of step headers, streamed text and thinking, tool calls, notes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ioh_tui.tui.describe import tool_line
+from ioh_tui.tui.widgets.agent_text import AgentText
+from ioh_tui.tui.widgets.tool_call import ToolCall
+
+Key = tuple[int | None, int]
+"""(agent, step): sub-agents' steps are kept apart from the root's."""
+
+
+class Transcript(VerticalScroll):
+    """Everything the run said and did, newest at the bottom; stays at the bottom while you do."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.root: Path | None = None
+        """The workspace root, to show paths relative to it."""
+        self._open: dict[int | None, AgentText] = {}
+        """The block each agent is streaming into (text and thinking alternate blocks)."""
+        self._blocks: dict[Key, list[AgentText]] = {}
+        self._calls: dict[tuple[int | None, str], ToolCall] = {}
+
+    def on_mount(self) -> None:
+        """Follow new content until the user scrolls up (Textual's anchor)."""
+        self.anchor()
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        """Every tool call, in order."""
+        return list(self.query(ToolCall))
+
+    def text_of(self, step: int, *, thinking: bool = False, agent: int | None = None) -> str:
+        """Everything streamed into a step's text (or thinking) blocks."""
+        blocks = self._blocks.get((agent, step), [])
+        return "".join(b.text for b in blocks if b.thinking == thinking)
+
+    async def start_step(self, step: int, agent: int | None = None, who: str = "") -> None:
+        """A header for a new step."""
+        await self._close(agent)
+        label = f"step {step}" + (f" · {who}" if who else "")
+        await self.mount(Static(label, classes="step-header", markup=False))
+
+    async def append(self, step: int, fragment: str, *, thinking: bool, agent: int | None) -> None:
+        """Stream a fragment of text or thinking into the agent's current block."""
+        block = self._open.get(agent)
+        if block is None or block.thinking != thinking or block.step != step:
+            await self._close(agent)
+            block = AgentText(step=step, thinking=thinking, agent=agent)
+            self._open[agent] = block
+            self._blocks.setdefault((agent, step), []).append(block)
+            await self.mount(block)
+        await block.write(fragment)
+
+    async def void(self, step: int, agent: int | None, note: str) -> None:
+        """Drop a step's streamed output (a retry voids it) and say so."""
+        await self._close(agent)
+        for block in self._blocks.pop((agent, step), []):
+            await block.remove()
+        await self.note(note, "-retry")
+
+    async def add_call(
+        self, call_id: str, name: str, arguments: Mapping[str, Any], agent: int | None
+    ) -> ToolCall:
+        """A new tool call line (its status starts as running)."""
+        await self._close(agent)
+        call = ToolCall(
+            call_id=call_id,
+            name=name,
+            arguments=arguments,
+            line=tool_line(name, arguments, self.root),
+            agent=agent,
+        )
+        self._calls[(agent, call_id)] = call
+        await self.mount(call)
+        return call
+
+    def call(self, call_id: str, agent: int | None = None) -> ToolCall | None:
+        """The call with this id, if shown."""
+        return self._calls.get((agent, call_id))
+
+    def running_call(self, agent: int | None = None) -> ToolCall | None:
+        """The agent's most recent call that has not finished."""
+        for (owner, _), call in reversed(self._calls.items()):
+            if owner == agent and call.status in ("running", "waiting"):
+                return call
+        return None
+
+    async def note(self, text: str, classes: str = "") -> None:
+        """A one-line remark (a decision, a gate result, the outcome)."""
+        await self.mount(Static(text, classes=f"note {classes}".strip(), markup=False))
+
+    async def finish_streams(self) -> None:
+        """Flush and close every open stream (end of step or of the run)."""
+        for agent in list(self._open):
+            await self._close(agent)
+
+    async def _close(self, agent: int | None) -> None:
+        block = self._open.pop(agent, None)
+        if block is not None:
+            await block.close()
