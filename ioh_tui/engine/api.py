@@ -142,8 +142,7 @@ async def resume(
     d.tokens = row.tokens
     last = await store.last_step(run_id)
     for attempt in await store.attempts(run_id, step=last + 1):
-        if attempt["completed_at"] is not None and attempt["resolution"] == "ran":
-            d.journal[(last + 1, attempt["seq"])] = attempt
+        d.journal[(last + 1, attempt["seq"])] = attempt  # the latest attempt per call wins
     pending = [a for a in await store.approvals(run_id, pending_only=True)]
     if row.status == "paused" and pending:
         return await _driven(
@@ -151,7 +150,9 @@ async def resume(
         )
     if decision is not None:
         raise ResumeError(f"run {run_id} has no pending decision to answer")
-    return await _driven(d, start=last + 1, resumed_from=last)
+    # A crash may have cut the checks after the last committed step (the gate among them).
+    recheck = row.status == "running" and last > 0
+    return await _driven(d, start=last + 1, resumed_from=last, recheck=recheck)
 
 
 async def resume_with_decision(
@@ -197,6 +198,7 @@ async def _driven(
     resumed_from: int | None,
     pending: dict[str, Any] | None = None,
     decision: Decision | None = None,
+    recheck: bool = False,
 ) -> RunResult:
     """Take the lease, log events, announce the start, drive, and always clean up."""
     log = EventLog(d.store)
@@ -221,6 +223,11 @@ async def _driven(
         )
         if pending is not None:
             return await _settle_pending(d, pending, decision)
+        if recheck:
+            try:
+                await after_step(d, start - 1, called=_last_called(d), changed=True)
+            except Stop as stop:
+                return await finish(d, stop)
         return await drive(d, start)
     except asyncio.CancelledError:
         await finish(
@@ -275,6 +282,12 @@ async def _settle_pending(
     except RunCancelled as exc:
         return await finish(d, Stop("cancelled", n, str(exc)))
     return await drive(d, n + 1)
+
+
+def _last_called(d: Drive) -> bool:
+    """Whether the last committed step's model turn called a tool."""
+    last = next((m for m in reversed(d.history) if m.role == "assistant"), None)
+    return bool(last and last.tool_calls)
 
 
 def _request(d: Drive, row: dict[str, Any]) -> ApprovalRequest:

@@ -6,6 +6,7 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.gate import Preset, RunGate
+from ioh_tui.engine.recovery import replay
 from ioh_tui.engine.state import Drive
 from ioh_tui.policy import ApprovalRequest
 from ioh_tui.tools import ToolContext, ToolResult
@@ -24,13 +25,9 @@ async def dispatch_call(
             **who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)
         )
     )
-    reused = d.journal.get((n, position))
-    if (
-        reused is not None
-        and reused.get("name") == call.name
-        and reused.get("arguments") == dict(call.arguments)
-    ):
-        result = _from_journal(reused)
+    replayed = None if preset is not None else await replay(d, n, position, call)
+    if replayed is not None:
+        result = replayed
     elif call.arguments_error is not None:
         result = ToolResult(
             f"[{call.name} error] the arguments were not a JSON object: "
@@ -101,9 +98,14 @@ async def _run(
     )
     attempt_id = None
     if tool is not None and tool.mutating:
-        attempt_id = await d.store.open_attempt(
+        attempt_id = opened = await d.store.open_attempt(
             d.run_id, n, position, call.id, call.name, dict(call.arguments)
         )
+
+        async def journal(intent: dict[str, object]) -> None:
+            await d.store.note_intent(opened, intent)
+
+        ctx.journal = journal
     result = await d.cancel.guard(d.tools.dispatch(call.name, call.arguments, ctx))
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
@@ -131,14 +133,3 @@ def _journal_form(result: ToolResult) -> dict[str, object]:
         "refused": result.refused,
         "changed": result.changed,
     }
-
-
-def _from_journal(row: dict[str, object]) -> ToolResult:
-    data = row.get("result")
-    assert isinstance(data, dict)
-    return ToolResult(
-        str(data["output"]),
-        ok=bool(data["ok"]),
-        refused=bool(data["refused"]),
-        changed=bool(data["changed"]),
-    )

@@ -119,7 +119,9 @@ class RunGate:
             return await self._refuse(
                 act, target, verdict, "the policy forbids it; find another way"
             )
-        if verdict.effect is Effect.ALLOW:
+        preset = self._preset
+        presetting = preset is not None and (preset.act, preset.target) == (act, target)
+        if verdict.effect is Effect.ALLOW and not presetting:
             return Permit(target, content)
         request = ApprovalRequest(
             act=act,
@@ -135,9 +137,10 @@ class RunGate:
             goal=self._base.goal,
             tool=self._base.tool,
         )
-        if self._preset is not None and (self._preset.act, self._preset.target) == (act, target):
-            request = replace(request, request_id=self._preset.request_id)
-            return await self._settle(request, self._preset.decision, self._preset.by)
+        if preset is not None and presetting:
+            # A deferred (or interrupted) act gets exactly the operator's decision.
+            request = replace(request, request_id=preset.request_id)
+            return await self._settle(request, preset.decision, preset.by)
         request_id = await self._store.create_approval(
             request.run_id,
             request.step,

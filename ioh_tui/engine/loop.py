@@ -28,6 +28,7 @@ from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gate import Preset
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
+from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
 from ioh_tui.store import StepCommit
@@ -71,7 +72,13 @@ async def _before_step(d: Drive, n: int) -> None:
 async def step(d: Drive, n: int) -> None:
     """One step: query, execute, commit, check."""
     d.bus.emit(ev.StepStarted(**_who(d), step=n))
-    completion = await query(d, n)
+    staged = await d.store.staged_turn(d.run_id, n)
+    if staged is None:
+        completion = await query(d, n)
+        await d.store.stage_turn(d.run_id, n, completion_to_dict(completion))
+    else:
+        completion = completion_from_dict(staged)
+        _replay_text(d, n, completion)
     assistant = Message("assistant", completion.text, completion.tool_calls)
     results, rows, deferred, changed = await execute_tools(d, n, completion.tool_calls)
     messages = [assistant, *results]
@@ -108,6 +115,14 @@ async def step(d: Drive, n: int) -> None:
     if deferred is not None:
         raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
     await after_step(d, n, called=bool(completion.tool_calls), changed=changed)
+
+
+def _replay_text(d: Drive, n: int, completion: Completion) -> None:
+    """Show a staged turn's text again (it was streamed by the drive that crashed)."""
+    if completion.thinking:
+        d.bus.emit(ev.ThinkingDelta(**_who(d), step=n, text=completion.thinking))
+    if completion.text:
+        d.bus.emit(ev.TextDelta(**_who(d), step=n, text=completion.text))
 
 
 async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:

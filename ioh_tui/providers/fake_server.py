@@ -186,7 +186,7 @@ class FakeModelServer:
         if path in (completions if self.wire == "openai" else ("/v1/messages",)):
             if http.method != "POST":
                 return await self._refuse(out, record, 405, "use POST")
-            return await self._complete(out, record, http, body)
+            return await self._complete(out, record, body)
         if path in ("/v1/models", "/models"):
             await out.json(200, fake_wire.models_body(self.wire, self.scenario.model))
             record.served = "models"
@@ -198,9 +198,7 @@ class FakeModelServer:
         await out.json(status, fake_wire.error_body(self.wire, status, why, self._request_id()))
         return out.keep_alive
 
-    async def _complete(
-        self, out: Responder, record: RecordedRequest, http: HttpRequest, body: Any
-    ) -> bool:
+    async def _complete(self, out: Responder, record: RecordedRequest, body: Any) -> bool:
         if not isinstance(body, dict):
             return await self._refuse(out, record, 400, "the body must be a JSON object")
         if body.get("stream") is not True:

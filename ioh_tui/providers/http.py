@@ -13,6 +13,7 @@ this module builds, so it never reaches a log, an event or the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -235,9 +236,7 @@ class WireProvider:
                 ) as response:
                     if response.status_code != 200:
                         raise await self._http_error(response)
-                    async for event in aiter_sse(response.aiter_bytes()):
-                        if assembler.feed(event):
-                            break
+                    await _consume(response, assembler)
         except (httpx.TimeoutException, TimeoutError) as exc:
             raise ProviderError("timeout", self._describe(exc, "no data in time")) from None
         except httpx.HTTPError as exc:
@@ -287,6 +286,33 @@ class WireProvider:
     def _describe(self, exc: BaseException, fallback: str) -> str:
         detail = str(exc) or fallback
         return self._key.redact(f"{type(exc).__name__}: {detail} ({self.endpoint})")
+
+
+_DRAIN_BYTES = 64 * 1024
+_DRAIN_S = 0.25
+
+
+async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None:
+    """Feed the stream's events to the assembler until its terminator, then drain the rest.
+
+    Reading the few bytes after the terminator (the end of the chunked body) lets httpx put the
+    connection back in its pool, saving a TLS handshake on the next call. The drain is bounded
+    in bytes and time: a server that keeps talking after the end only costs the connection.
+    """
+    chunks = response.aiter_bytes()
+    async with contextlib.aclosing(aiter_sse(chunks)) as events:
+        async for event in events:
+            if assembler.feed(event):
+                break
+        else:
+            return
+    drained = 0
+    with contextlib.suppress(httpx.HTTPError, TimeoutError):
+        async with asyncio.timeout(_DRAIN_S):
+            async for chunk in chunks:
+                drained += len(chunk)
+                if drained > _DRAIN_BYTES:
+                    break
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:

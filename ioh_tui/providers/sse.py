@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Iterator
 from dataclasses import dataclass
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -154,7 +154,7 @@ def iter_sse(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
                 yield event
 
 
-async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[ServerSentEvent]:
+async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncGenerator[ServerSentEvent, None]:
     """The events of an async byte stream, e.g. `httpx.Response.aiter_bytes()`.
 
     The final event is dropped when no blank line follows it (see the module docstring).

@@ -7,8 +7,7 @@ caps and the teardown guarantees are identical on every rung.
 from __future__ import annotations
 
 import asyncio
-import codecs
-import logging
+import contextlib
 import os
 import re
 import shutil
@@ -17,10 +16,11 @@ import subprocess
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError, SandboxError
+from ioh_tui.sandbox._capture import Capture
 from ioh_tui.sandbox._env import MARKER_KEY, Rlimit, rlimit_preexec
 from ioh_tui.sandbox._tree import ProcessTree
 from ioh_tui.sandbox.base import CapHit, ExecResult, Limits, OutputSink
@@ -33,9 +33,6 @@ _DRAIN_S = 0.5
 """How long to keep reading after the tree is dead. Pipes close when the last holder dies, so this
 only matters if something we could not see still holds one; we never wait longer for it."""
 
-_READ_CHUNK = 65536
-
-_log = logging.getLogger(__name__)
 
 _MEMORY_ERROR = re.compile(
     rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|"
@@ -59,50 +56,6 @@ class Launch:
     """Put a per-run token in the environment so teardown can find escapees (no PID namespace)."""
     wrapped: bool = False
     """A wrapper reports the payload's signal death as exit status 128 + signal."""
-
-
-@dataclass(slots=True)
-class _Capture:
-    """Combined stdout/stderr capture with a byte cap and a live tail."""
-
-    cap: int | None
-    sink: OutputSink | None
-    tripped: asyncio.Event
-    chunks: tuple[list[bytes], list[bytes]] = field(default_factory=lambda: ([], []))
-    total: int = 0
-    cap_hit: CapHit | None = None
-
-    async def pump(self, stream: asyncio.StreamReader | None, index: int) -> None:
-        if stream is None:
-            return
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        while data := await stream.read(_READ_CHUNK):
-            if self.cap_hit is not None:
-                continue  # keep draining so writers are not blocked while the kill lands
-            if self.cap is not None and self.total + len(data) > self.cap:
-                data = data[: self.cap - self.total]
-                self.cap_hit = "output"
-                self.tripped.set()
-            self.total += len(data)
-            self.chunks[index].append(data)
-            if self.sink is not None and data:
-                self._tail(decoder.decode(data))
-        if self.sink is not None:
-            self._tail(decoder.decode(b"", final=True))
-
-    def _tail(self, text: str) -> None:
-        if not text or self.sink is None:
-            return
-        try:
-            self.sink(text)
-        except Exception:
-            # A broken live tail must not stop the capture: an undrained pipe would block the
-            # command until the wall clock. Drop the sink and keep reading.
-            _log.exception("on_output sink failed; live output disabled for this command")
-            self.sink = None
-
-    def text(self, index: int) -> str:
-        return b"".join(self.chunks[index]).decode("utf-8", errors="replace")
 
 
 async def run_capped(
@@ -133,8 +86,11 @@ async def run_capped(
     marker = (MARKER_KEY, uuid.uuid4().hex) if launch.marked else None
     if marker is not None:
         env[marker[0]] = marker[1]
+    capture = Capture(limits.output_bytes, on_output)
+    loop = asyncio.get_running_loop()
     try:
-        proc = await asyncio.create_subprocess_exec(
+        transport, _ = await loop.subprocess_exec(
+            lambda: capture,
             *launch.argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -152,20 +108,23 @@ async def run_capped(
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"{backend}: cannot start {argv[0]!r}: {exc}") from exc
 
-    tree = ProcessTree(proc.pid, marker)
-    tripped = asyncio.Event()
-    capture = _Capture(limits.output_bytes, on_output, tripped)
+    tree = ProcessTree(transport.get_pid(), marker)
     try:
-        cap = await _supervise(proc, tree, capture, limits)
+        cap = await _supervise(tree, capture, limits)
     except BaseException:
-        # Cancellation or an exception from the output sink: kill synchronously, right now, so the
-        # tree is gone even if the loop never runs another callback for us.
+        # Cancellation, or an error on our side: kill synchronously, right now, so the tree is
+        # gone even if the loop never runs another callback for us; then give the leader a moment
+        # to be reaped so the transport closes cleanly.
         tree.kill_all()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(capture.exited.wait(), _DRAIN_S)
         raise
+    finally:
+        transport.close()
     return _result(
         argv=argv,
         backend=backend,
-        returncode=proc.returncode,
+        returncode=transport.get_returncode(),
         cap=cap,
         tree=tree,
         capture=capture,
@@ -175,23 +134,16 @@ async def run_capped(
     )
 
 
-async def _supervise(
-    proc: asyncio.subprocess.Process, tree: ProcessTree, capture: _Capture, limits: Limits
-) -> CapHit | None:
+async def _supervise(tree: ProcessTree, capture: Capture, limits: Limits) -> CapHit | None:
     """Wait for the leader, a cap or the wall clock; then kill the tree and drain the pipes."""
-    tripped = capture.tripped
     state: dict[str, CapHit] = {}
-    readers = [
-        asyncio.create_task(capture.pump(proc.stdout, 0)),
-        asyncio.create_task(capture.pump(proc.stderr, 1)),
-    ]
-    monitor = asyncio.create_task(_watch(tree, limits, tripped, state))
-    leader = asyncio.create_task(proc.wait())
-    trip = asyncio.create_task(tripped.wait())
-    helpers = [*readers, monitor, leader, trip]
+    monitor = asyncio.create_task(_watch(tree, limits, capture.tripped, state))
+    exited = asyncio.create_task(capture.exited.wait())
+    tripped = asyncio.create_task(capture.tripped.wait())
+    helpers = [monitor, exited, tripped]
     try:
         done, _ = await asyncio.wait(
-            {leader, trip}, timeout=limits.wall_s, return_when=asyncio.FIRST_COMPLETED
+            {exited, tripped}, timeout=limits.wall_s, return_when=asyncio.FIRST_COMPLETED
         )
         cap: CapHit | None = capture.cap_hit or state.get("cap")
         if not done:
@@ -200,8 +152,9 @@ async def _supervise(
         # Every exit path, including a normal one, ends with the whole tree dead: a daemon the
         # command left behind is as much an escape as one that outlived a cap.
         await asyncio.to_thread(tree.kill_all)
-        await leader
-        await asyncio.wait(readers, timeout=_DRAIN_S)
+        await capture.exited.wait()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(capture.drained.wait(), _DRAIN_S)
         return cap
     finally:
         for task in helpers:
@@ -259,21 +212,21 @@ def _result(
     returncode: int | None,
     cap: CapHit | None,
     tree: ProcessTree,
-    capture: _Capture,
+    capture: Capture,
     limits: Limits,
     wrapped: bool,
     duration_ms: float,
 ) -> ExecResult:
     exit_code, sig = _decode_status(returncode, wrapped)
     if cap is None:
-        cap = _classify(sig, exit_code, tree, limits, b"".join(capture.chunks[1]))
+        cap = _classify(sig, exit_code, tree, limits, capture.raw(2))
     return ExecResult(
         argv=tuple(argv),
         # A cap hit never reports an exit code, so no `expect_exit` can accept a capped run.
         exit_code=None if cap is not None else exit_code,
         signal=sig,
-        stdout=capture.text(0),
-        stderr=capture.text(1),
+        stdout=capture.text(1),
+        stderr=capture.text(2),
         cap_hit=cap,
         backend=backend,
         duration_ms=duration_ms,

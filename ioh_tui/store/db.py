@@ -287,10 +287,28 @@ class Store:
             )
             await self._write_messages(commit.run_id, commit.step, commit.messages)
             await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls)
+            await db.execute(
+                "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
+                (commit.run_id, commit.step),
+            )
             await db.execute("COMMIT")
         except BaseException:
             await db.execute("ROLLBACK")
             raise
+
+    async def stage_turn(self, run_id: int, step: int, completion: dict[str, Any]) -> None:
+        """Keep a model turn before its tools run: a resumed step reuses it, never re-asks."""
+        await self._db.execute(
+            "INSERT OR REPLACE INTO staged_turns (run_id, step, completion) VALUES (?,?,?)",
+            (run_id, step, json.dumps(completion)),
+        )
+
+    async def staged_turn(self, run_id: int, step: int) -> dict[str, Any] | None:
+        """The staged model turn of an uncommitted step, if any."""
+        text = await self._scalar(
+            "SELECT completion FROM staged_turns WHERE run_id = ? AND step = ?", (run_id, step)
+        )
+        return None if text is None else dict(json.loads(text))
 
     async def append_to_step(
         self,
@@ -390,20 +408,19 @@ class Store:
     # -- journal of calls whose effect must not repeat ------------------------------------------
 
     async def open_attempt(
-        self,
-        run_id: int,
-        step: int,
-        seq: int,
-        call_id: str,
-        name: str,
-        arguments: dict[str, Any],
-        intent: str | None = None,
+        self, run_id: int, step: int, seq: int, call_id: str, name: str, arguments: dict[str, Any]
     ) -> int:
         """Journal a mutating tool call before it runs."""
         return await self._insert(
-            "INSERT INTO tool_attempts (run_id, step, seq, call_id, name, arguments, intent)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (run_id, step, seq, call_id, name, json.dumps(arguments, sort_keys=True), intent),
+            "INSERT INTO tool_attempts (run_id, step, seq, call_id, name, arguments)"
+            " VALUES (?,?,?,?,?,?)",
+            (run_id, step, seq, call_id, name, json.dumps(arguments, sort_keys=True)),
+        )
+
+    async def note_intent(self, attempt_id: int, intent: dict[str, Any]) -> None:
+        """Record what a journalled call is about to do (so a resume can tell whether it did)."""
+        await self._db.execute(
+            "UPDATE tool_attempts SET intent = ? WHERE id = ?", (json.dumps(intent), attempt_id)
         )
 
     async def close_attempt(
@@ -427,6 +444,7 @@ class Store:
         for row in rows:
             row["arguments"] = json.loads(row["arguments"])
             row["result"] = json.loads(row["result"]) if row["result"] else None
+            row["intent"] = json.loads(row["intent"]) if row["intent"] else None
         return rows
 
     # -- events, accounting, gates, sandbox --------------------------------------------------

@@ -56,6 +56,14 @@ CREATE TABLE IF NOT EXISTS messages (
     UNIQUE(run_id, step, seq)
 );
 
+CREATE TABLE IF NOT EXISTS staged_turns (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    step INTEGER NOT NULL,
+    completion TEXT NOT NULL,
+    at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    PRIMARY KEY (run_id, step)
+);
+
 CREATE TABLE IF NOT EXISTS tool_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     run_id INTEGER NOT NULL REFERENCES runs(id),

@@ -93,6 +93,8 @@ class ToolContext:
     subject: str | None = None
     """Single-file mode: the one relative path the run may read and write."""
     on_output: Callable[[str], None] | None = None
+    journal: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+    """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import tempfile
 from collections.abc import Mapping
@@ -166,10 +167,10 @@ async def _gated_write(
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
         return ToolResult(f"[{verb} {rel} deferred]", ok=False, deferred=answer.request_id)
-    return _apply(ctx, answer, before if answer.target == rel else None, after, verb)
+    return await _apply(ctx, answer, before if answer.target == rel else None, after, verb)
 
 
-def _apply(
+async def _apply(
     ctx: ToolContext, permit: Permit, before: str | None, after: str, verb: str
 ) -> ToolResult:
     try:
@@ -180,14 +181,18 @@ def _apply(
     if permit.target != rel or before is None:
         before = _current(absolute)
     state = "created" if before is None else ("unchanged" if before == content else "changed")
-    if state != "unchanged":
-        write_atomic(absolute, content)
     note = f"\n{permit.note}" if permit.note else ""
-    return ToolResult(
-        f"[{verb} {rel}] ({len(content):,} characters, {state}){note}",
-        changed=state != "unchanged",
-        meta={"path": rel, "state": state},
-    )
+    output = f"[{verb} {rel}] ({len(content):,} characters, {state}){note}"
+    if state != "unchanged":
+        if ctx.journal is not None:
+            await ctx.journal({"path": rel, "sha256": content_hash(content), "output": output})
+        write_atomic(absolute, content)
+    return ToolResult(output, changed=state != "unchanged", meta={"path": rel, "state": state})
+
+
+def content_hash(content: str) -> str:
+    """The digest a journal keeps of written content."""
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
 def write_atomic(path: Path, content: str) -> None:

@@ -40,7 +40,7 @@ class ToolCall(Widget, can_focus=True):
     """A collapsed tool call that expands (Enter or click) to its arguments and output."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle", "Details", tooltip="Show or hide arguments and output"),
+        Binding("enter,space", "toggle_details", "Details", tooltip="Show or hide arguments and output"),
     ]
     """Enter (or space) toggles the details of the focused call."""
 
@@ -106,6 +106,7 @@ class ToolCall(Widget, can_focus=True):
     def add_output(self, chunk: str) -> None:
         """Append live output and show its tail."""
         self.live = (self.live + chunk)[-KEEP_CHARS:]
+        self.add_class("-tail")
         if self.is_mounted:
             shown, _ = visible(tail(self.live, TAIL_LINES))
             self.query_one(".tool-call--tail", Static).update(shown)
@@ -136,7 +137,7 @@ class ToolCall(Widget, can_focus=True):
         if expanded and self.is_mounted:
             self._refresh_output()
 
-    def action_toggle(self) -> None:
+    def action_toggle_details(self) -> None:
         """Expand or collapse."""
         self.expanded = not self.expanded
         self.post_message(self.Toggled(self))
@@ -145,7 +146,7 @@ class ToolCall(Widget, can_focus=True):
         """A click toggles too."""
         event.stop()
         self.focus()
-        self.action_toggle()
+        self.action_toggle_details()
 
 
 def _short(summary: str) -> str:

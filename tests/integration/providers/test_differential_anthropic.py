@@ -12,8 +12,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from wire_server import Reply, WireServer
-from wire_streams import (
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, TextPiece
+from ioh_tui.providers import Anthropic
+from ioh_tui.providers.anthropic_wire import AnthropicAssembler
+from ioh_tui.providers.sse import ServerSentEvent
+from tests.integration.providers.wire_server import Reply, WireServer
+from tests.integration.providers.wire_streams import (
     PING,
     Json,
     anthropic_events,
@@ -26,12 +32,6 @@ from wire_streams import (
     frame,
     message_start,
 )
-
-from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, TextPiece
-from ioh_tui.providers import Anthropic, registry
-from ioh_tui.providers.anthropic_wire import AnthropicAssembler
-from ioh_tui.providers.sse import ServerSentEvent
 
 anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK (test oracle) is missing")
 
@@ -52,11 +52,6 @@ TRANSPORTS: dict[str, dict[str, Any]] = {
     "length-7-padded": {"framing": "length", "piece": 7, "pad": True},
     "close-1": {"framing": "close", "piece": 1},
 }
-
-
-@pytest.fixture(autouse=True)
-def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from wire_server import Reply, WireServer
-from wire_streams import (
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, TextPiece
+from ioh_tui.providers import OpenAI, OpenRouter
+from tests.integration.providers.wire_server import Reply, WireServer
+from tests.integration.providers.wire_streams import (
     Json,
     chunk,
     frame,
@@ -24,10 +28,6 @@ from wire_streams import (
     openai_text,
     openrouter_reasoning,
 )
-
-from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, TextPiece
-from ioh_tui.providers import OpenAI, OpenRouter, registry
 
 openai = pytest.importorskip("openai", reason="the openai SDK (test oracle) is not installed")
 streaming = pytest.importorskip("openai.lib.streaming.chat")
@@ -51,11 +51,6 @@ TRANSPORTS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[WireServer]:
     with WireServer() as running:
@@ -70,7 +65,9 @@ def serve_twice(server: WireServer, body: bytes, transport: dict[str, Any]) -> N
     server.queue(reply(body, transport), reply(body, transport))
 
 
-async def ours(server: WireServer, *, openrouter: bool = False) -> tuple[Completion, list[StreamPiece]]:
+async def ours(
+    server: WireServer, *, openrouter: bool = False
+) -> tuple[Completion, list[StreamPiece]]:
     pieces: list[StreamPiece] = []
     cls = OpenRouter if openrouter else OpenAI
     provider = cls(base_url=f"{server.url}/v1", api_key="x", model="m", max_retries=0)
@@ -135,10 +132,14 @@ def normalise_theirs(final: Any) -> dict[str, Any]:
 
 @pytest.mark.parametrize("transport", TRANSPORTS.values(), ids=TRANSPORTS.keys())
 @pytest.mark.parametrize("case", CASES.keys())
-async def test_same_answer_as_the_sdk(server: WireServer, case: str, transport: dict[str, Any]) -> None:
+async def test_same_answer_as_the_sdk(
+    server: WireServer, case: str, transport: dict[str, Any]
+) -> None:
     openrouter = case == "openrouter"
     body = frame(
-        openai_events(CASES[case]), crlf=transport.get("crlf", False), comments=2 if openrouter else 0
+        openai_events(CASES[case]),
+        crlf=transport.get("crlf", False),
+        comments=2 if openrouter else 0,
     )
     serve_twice(server, body, transport)
     completion, pieces = await ours(server, openrouter=openrouter)
@@ -148,7 +149,9 @@ async def test_same_answer_as_the_sdk(server: WireServer, case: str, transport: 
 
 
 async def test_json_padded_with_spaces(server: WireServer) -> None:
-    events = [(name, data[:-1] + "      }") for name, data in openai_events(openai_parallel_tools())[:-1]]
+    events = [
+        (name, data[:-1] + "      }") for name, data in openai_events(openai_parallel_tools())[:-1]
+    ]
     body = frame([*events, (None, "[DONE]")])
     serve_twice(server, body, {"framing": "chunked", "piece": 4})
     completion, _ = await ours(server)
@@ -192,7 +195,9 @@ async def test_stricter_than_the_sdk_on_truncation(server: WireServer, events: A
     theirs(server)
 
 
-async def test_done_without_blank_line_is_truncated_like_the_sdk_drops_it(server: WireServer) -> None:
+async def test_done_without_blank_line_is_truncated_like_the_sdk_drops_it(
+    server: WireServer,
+) -> None:
     """The final event with no blank line is dropped by both; only we call the result truncated."""
     body = frame(openai_events(openai_text(["a"]), done=False)) + b"data: [DONE]\n"
     serve_twice(server, body, {"framing": "close"})

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 
 import pytest
-from wire_server import Reply, WireServer
-from wire_streams import (
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.transcript import Attempt, Completion, Message, Request
+from ioh_tui.providers import Anthropic, OpenAI
+from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy, Sleep
+from tests.integration.providers.wire_server import Framing, Reply, WireServer
+from tests.integration.providers.wire_streams import (
     anthropic_events,
     anthropic_text,
     chunk,
@@ -16,20 +22,10 @@ from wire_streams import (
     openai_text,
 )
 
-from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Attempt, Completion, Message, Request
-from ioh_tui.providers import Anthropic, OpenAI, registry
-from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy
-
 REQUEST = Request(messages=(Message("user", "hi"),))
 FAST = RetryPolicy(base_s=0.01, max_s=0.02)
 OK_BODY = frame(openai_events(openai_text(["Hel", "lo"])))
 ANTHROPIC_OK = frame(anthropic_events(anthropic_text(["Hi"])))
-
-
-@pytest.fixture(autouse=True)
-def loopback_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
 
 
 @pytest.fixture
@@ -44,14 +40,23 @@ def error_reply(status: int, message: str, **headers: str) -> Reply:
 
 
 async def complete(
-    server: WireServer, attempts: list[Attempt], **options: object
+    server: WireServer,
+    attempts: list[Attempt],
+    *,
+    max_retries: int = 2,
+    attempt_timeout_s: float | None = 10.0,
+    stall_timeout_s: float = 5.0,
+    sleep: Sleep = asyncio.sleep,
 ) -> Completion:
     provider = OpenAI(
         base_url=f"{server.url}/v1",
         api_key="x",
         model="m",
         retry=FAST,
-        **options,  # type: ignore[arg-type]
+        max_retries=max_retries,
+        timeout=attempt_timeout_s,
+        stall_timeout_s=stall_timeout_s,
+        sleep=sleep,
     )
     try:
         return await provider.complete(REQUEST, on_attempt=attempts.append)
@@ -112,7 +117,9 @@ async def test_repeated_500s_exhaust_retries_and_report_every_attempt(server: Wi
 async def test_context_overflow_and_redirects_are_not_retried(server: WireServer) -> None:
     server.queue(
         error_reply(400, "This model's maximum context length is 8192 tokens"),
-        Reply(b"", status=307, headers={"location": "http://127.0.0.1:1/elsewhere"}, framing="length"),
+        Reply(
+            b"", status=307, headers={"location": "http://127.0.0.1:1/elsewhere"}, framing="length"
+        ),
     )
     with pytest.raises(ProviderError) as overflow:
         await complete(server, [])
@@ -123,15 +130,13 @@ async def test_context_overflow_and_redirects_are_not_retried(server: WireServer
     assert len(server.received) == 2
 
 
-@pytest.mark.parametrize(
-    ("framing", "kind"), [("chunked", "transport"), ("close", "truncated")]
-)
+@pytest.mark.parametrize(("framing", "kind"), [("chunked", "transport"), ("close", "truncated")])
 async def test_mid_stream_disconnect_is_retried(
-    server: WireServer, framing: str, kind: str
+    server: WireServer, framing: Framing, kind: str
 ) -> None:
     # A cut chunked body is a broken transfer; a cut close-delimited body looks like a clean end
     # without [DONE]. Both are retried.
-    server.queue(Reply(OK_BODY, framing=framing, cut_after=len(OK_BODY) // 2), Reply(OK_BODY))  # type: ignore[arg-type]
+    server.queue(Reply(OK_BODY, framing=framing, cut_after=len(OK_BODY) // 2), Reply(OK_BODY))
     attempts: list[Attempt] = []
     completion = await complete(server, attempts)
     assert completion.text == "Hello"
@@ -157,7 +162,7 @@ async def test_keep_alives_defeat_the_stall_timer_but_not_the_attempt_timeout(
     server.queue(Reply(trickle + OK_BODY, piece=14, piece_delay_s=0.03))
     attempts: list[Attempt] = []
     with pytest.raises(ProviderError) as raised:
-        await complete(server, attempts, stall_timeout_s=0.2, timeout=0.3, max_retries=0)
+        await complete(server, attempts, stall_timeout_s=0.2, attempt_timeout_s=0.3, max_retries=0)
     assert raised.value.kind == "timeout"
 
 
@@ -201,7 +206,9 @@ async def test_anthropic_overloaded_event_and_529_are_retried(server: WireServer
     events = anthropic_events([anthropic_text(["x"])[0], overloaded])
     server.queue(
         Reply(frame(events)),
-        Reply(b'{"type":"error","error":{"type":"overloaded_error"}}', status=529, framing="length"),
+        Reply(
+            b'{"type":"error","error":{"type":"overloaded_error"}}', status=529, framing="length"
+        ),
         Reply(ANTHROPIC_OK),
     )
     attempts: list[Attempt] = []
@@ -213,3 +220,16 @@ async def test_anthropic_overloaded_event_and_529_are_retried(server: WireServer
     assert server.received[0].path == "/v1/messages"
     assert server.received[0].headers["x-api-key"] == "k"
     assert server.received[0].body["stream"] is True
+
+
+async def test_connection_is_reused_after_done(server: WireServer) -> None:
+    server.queue(Reply(OK_BODY, piece=9), Reply(OK_BODY))
+    provider = OpenAI(base_url=f"{server.url}/v1", api_key="x", model="m")
+    try:
+        await provider.complete(REQUEST)
+        await provider.complete(REQUEST)
+    finally:
+        await provider.aclose()
+    ports = {r.client_port for r in server.received}
+    assert len(server.received) == 2
+    assert len(ports) == 1

@@ -45,6 +45,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    client_port: int
 
 
 class WireServer:
@@ -103,7 +104,8 @@ def _handler_for(server: WireServer) -> type[BaseHTTPRequestHandler]:
             body = json.loads(raw) if raw else {}
             headers = {k.lower(): v for k, v in self.headers.items()}
             with server._lock:
-                server.received.append(Received(self.path, headers, body))
+                port = self.client_address[1]
+                server.received.append(Received(self.path, headers, body, port))
             reply = server.next_reply()
             try:
                 _send(self, reply)

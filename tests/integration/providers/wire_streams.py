@@ -124,7 +124,7 @@ def openai_refusal() -> list[Json]:
 
 def openrouter_reasoning() -> list[Json]:
     """OpenRouter: reasoning deltas, provider field, usage on a chunk that keeps its choices."""
-    extra = {"provider": "OpenAI", "id": "gen-123"}
+    extra: dict[str, Any] = {"provider": "OpenAI", "id": "gen-123"}
     final_usage = usage(
         40,
         25,
@@ -140,7 +140,12 @@ def openrouter_reasoning() -> list[Json]:
         chunk({"role": "assistant", "content": "", "reasoning": "ing hard."}, **extra),
         chunk({"role": "assistant", "content": "The answer"}, **extra),
         chunk({"role": "assistant", "content": " is 4."}, **extra),
-        chunk({"role": "assistant", "content": ""}, finish="stop", native_finish_reason="stop", **extra),
+        chunk(
+            {"role": "assistant", "content": ""},
+            finish="stop",
+            native_finish_reason="stop",
+            **extra,
+        ),
         chunk({"role": "assistant", "content": ""}, usage=final_usage, **extra),
     ]
 

@@ -69,8 +69,8 @@ def script(source: str) -> list[str]:
 
 
 def token() -> str:
-    """A string unique to one test, placed in children's argv so the host can find them."""
-    return f"ioh-sbx-{uuid.uuid4().hex}"
+    """A `sleep` duration unique to one test: children's argv carry it, so the host finds them."""
+    return f"{1000 + uuid.uuid4().int % 10**6}.{uuid.uuid4().int % 10**9:09d}"
 
 
 def live_with(marker: str) -> list[psutil.Process]:
@@ -84,17 +84,15 @@ def live_with(marker: str) -> list[psutil.Process]:
 
 
 def sleepers(marker: str) -> list[psutil.Process]:
-    """The live sleepers `TREE` started (their argv ends with the marker and the pid file)."""
-    return [p for p in live_with(marker) if (p.info["cmdline"] or [""])[-2:-1] == [marker]]
+    """The live sleepers `TREE` started (`sleep <marker>`)."""
+    return [p for p in live_with(marker) if p.info["cmdline"] == ["sleep", marker]]
 
 
 TREE = """
 import os, subprocess, sys, time
 marker, pids, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-sleeper = [sys.executable, "-c",
-    "import os, sys, time\\n"
-    "open(sys.argv[2], 'a').write(f'{os.getpid()}\\\\n')\\n"
-    "time.sleep(120)", marker, pids]
+# sh records its pid, then becomes `sleep <marker>`: the marker is in the live process's argv.
+sleeper = ["sh", "-c", 'echo $$ >> "$1"; exec sleep "$0"', marker, pids]
 quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 for _ in range(2):
     subprocess.Popen(sleeper)                       # plain children
@@ -105,7 +103,7 @@ subprocess.Popen(sleeper, start_new_session=True, **quiet)   # setsid child
 if os.fork() == 0:                                  # classic daemon: fork, setsid, fork, exit
     os.setsid()
     if os.fork() == 0:
-        os.execv(sys.executable, sleeper)
+        os.execvp("sh", sleeper)
     os._exit(0)
 deadline = time.monotonic() + 20
 while time.monotonic() < deadline:
@@ -114,7 +112,7 @@ while time.monotonic() < deadline:
             break
     except FileNotFoundError:
         pass
-    time.sleep(0.02)
+    time.sleep(0.01)
 print("ready", flush=True)
 if mode == "hang":
     time.sleep(120)

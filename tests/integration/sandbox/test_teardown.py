@@ -43,7 +43,7 @@ async def test_daemons_and_forked_children_die_with_the_command(
             seen_alive.append(len(sleepers(marker)))
 
     result = await select(any_rung).run(
-        _tree_argv(marker, pids, mode), workspace, limits=Limits(wall_s=6), on_output=on_output
+        _tree_argv(marker, pids, mode), workspace, limits=Limits(wall_s=2), on_output=on_output
     )
     assert "ready" in result.stdout, result.stderr
     assert seen_alive == [TREE_SIZE]  # the test is meaningful: the whole tree was running

@@ -25,7 +25,7 @@ from ioh_tui.providers.sse import ServerSentEvent
 
 
 def start(input_tokens: int = 10, **usage: int) -> dict[str, Any]:
-    message = {"id": "msg_1", "model": "claude-x", "content": []}
+    message: dict[str, Any] = {"id": "msg_1", "model": "claude-x", "content": []}
     message["usage"] = {"input_tokens": input_tokens, "output_tokens": 1, **usage}
     return {"type": "message_start", "message": message}
 
@@ -98,7 +98,11 @@ def test_message_delta_usage_is_cumulative_not_added() -> None:
         start(10),
         block(0, type="text", text="a"),
         {"type": "message_delta", "delta": {}, "usage": {"output_tokens": 10}},
-        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 15}},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 15},
+        },
         {"type": "message_stop"},
     ]
     completion, _, _ = feed(events)
@@ -109,7 +113,12 @@ def test_message_delta_usage_is_cumulative_not_added() -> None:
 
 def test_openrouter_input_tokens_arrive_in_message_delta() -> None:
     completion, _, _ = feed(
-        [start(0), block(0, type="text", text=""), text(0, "x"), *end(input_tokens=321, output_tokens=4)]
+        [
+            start(0),
+            block(0, type="text", text=""),
+            text(0, "x"),
+            *end(input_tokens=321, output_tokens=4),
+        ]
     )
     assert completion.usage is not None
     assert completion.usage.input_tokens == 321
@@ -145,7 +154,12 @@ def test_parallel_tool_use_blocks() -> None:
 
 def test_unparsable_input_is_kept_with_its_raw_text() -> None:
     completion, _, _ = feed(
-        [start(), block(0, type="tool_use", id="t", name="f", input={}), partial(0, '{"a":'), *end()]
+        [
+            start(),
+            block(0, type="tool_use", id="t", name="f", input={}),
+            partial(0, '{"a":'),
+            *end(),
+        ]
     )
     assert completion.tool_calls == (ToolCall("t", "f", {}, '{"a":'),)
 
@@ -249,7 +263,9 @@ def test_body_shapes_system_tools_and_merged_turns() -> None:
         messages=(
             Message("system", "Be brief."),
             Message("user", "Fix it."),
-            Message("assistant", "Looking.", tool_calls=(ToolCall("call:1", "read_file", {"p": 1}),)),
+            Message(
+                "assistant", "Looking.", tool_calls=(ToolCall("call:1", "read_file", {"p": 1}),)
+            ),
             Message("tool", "contents", tool_call_id="call:1"),
             Message("user", "Also this."),
             Message("tool", "", tool_call_id="call_2"),

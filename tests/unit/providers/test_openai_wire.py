@@ -146,8 +146,8 @@ def test_arguments_parse_at_the_end_and_are_never_dropped(
 
 def test_whole_call_in_one_chunk_with_role_repeated_and_repeated_ids() -> None:
     def whole(name: str, arguments: str) -> dict[str, Any]:
-        fragment = {"id": "call_7", "index": 0, "type": "function"}
-        fragment["function"] = {"name": name, "arguments": arguments}  # type: ignore[assignment]
+        fragment: dict[str, Any] = {"id": "call_7", "index": 0, "type": "function"}
+        fragment["function"] = {"name": name, "arguments": arguments}
         return chunk({"role": "assistant", "tool_calls": [fragment]})
 
     first = whole("read_file", '{"path": "a"}')

@@ -15,7 +15,9 @@ TABLE = PriceTable({"model-a": Price(input=3.0, output=15.0, cache_read=0.3, cac
 
 def test_cost_bills_fresh_input_cache_and_output_separately() -> None:
     usage = Usage(
-        input_tokens=1_000_000, output_tokens=100_000, cache_read_tokens=400_000,
+        input_tokens=1_000_000,
+        output_tokens=100_000,
+        cache_read_tokens=400_000,
         cache_write_tokens=100_000,
     )
     # fresh 500k * 3 + out 100k * 15 + read 400k * 0.3 + write 100k * 3.75, per million
@@ -27,7 +29,9 @@ def test_unknown_model_has_no_cost_not_zero() -> None:
     assert TABLE.cost(None, Usage(input_tokens=10)) is None
 
 
-@pytest.mark.parametrize("slug", ["model-a", "vendor/model-a", "model-a-20250101", "model-a-2025-01-01"])
+@pytest.mark.parametrize(
+    "slug", ["model-a", "vendor/model-a", "model-a-20250101", "model-a-2025-01-01"]
+)
 def test_slug_variants_find_the_price(slug: str) -> None:
     assert TABLE.price_for(slug) is TABLE.prices["model-a"]
 

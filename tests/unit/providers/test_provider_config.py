@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -42,11 +41,11 @@ DONE_STREAM = (
 
 
 @pytest.fixture(autouse=True)
-def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The suite guard does this too; these tests depend on it, so they say so themselves.
     for name in ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
-    yield
 
 
 def mock_client(
@@ -99,7 +98,10 @@ def test_endpoints_follow_the_reference() -> None:
 def test_compatible_presets_send_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     ollama = Compatible.preset("ollama", model="qwen3")
-    assert (ollama.name, ollama.endpoint) == ("ollama", "http://localhost:11434/v1/chat/completions")
+    assert (ollama.name, ollama.endpoint) == (
+        "ollama",
+        "http://localhost:11434/v1/chat/completions",
+    )
     assert ollama.headers(None) == {}
     expected = {"vllm": 8000, "llamacpp": 8080, "lmstudio": 1234}
     for preset, port in expected.items():
@@ -117,7 +119,9 @@ async def test_compatible_uses_env_key_only_with_env_base_url(
         Compatible(model="m")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     seen: list[httpx.Request] = []
-    explicit = Compatible(base_url="http://127.0.0.1:1/v1", model="m", client=mock_client(seen=seen))
+    explicit = Compatible(
+        base_url="http://127.0.0.1:1/v1", model="m", client=mock_client(seen=seen)
+    )
     await explicit.complete(REQUEST)
     assert "authorization" not in seen[-1].headers
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:2/v1")
@@ -141,7 +145,9 @@ async def test_wire_headers() -> None:
     headers = seen[0].headers
     assert (headers["x-api-key"], headers["anthropic-version"]) == (KEY, "2023-06-01")
     assert "authorization" not in headers
-    openai = OpenAI(api_key=KEY, model="m", base_url="http://127.0.0.1:3/v1", client=mock_client(seen=seen))
+    openai = OpenAI(
+        api_key=KEY, model="m", base_url="http://127.0.0.1:3/v1", client=mock_client(seen=seen)
+    )
     await openai.complete(REQUEST)
     assert seen[-1].headers["authorization"] == f"Bearer {KEY}"
     assert json.loads(seen[-1].content)["stream"] is True
@@ -160,7 +166,9 @@ def test_make_provider_names() -> None:
         make_provider("scripted")
     assert isinstance(make_provider("openai", api_key="k", model="m"), OpenAI)
     assert isinstance(make_provider("anthropic", api_key="k", model="m"), Anthropic)
-    assert isinstance(make_provider("openrouter", api_key="k", model="m", max_retries=0), OpenRouter)
+    assert isinstance(
+        make_provider("openrouter", api_key="k", model="m", max_retries=0), OpenRouter
+    )
 
 
 def test_make_provider_scripted(tmp_path: Path) -> None:

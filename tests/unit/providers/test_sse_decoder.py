@@ -146,7 +146,7 @@ def test_event_decoder_is_line_at_a_time() -> None:
 
 async def test_async_iterator_over_network_chunks() -> None:
     async def chunks() -> AsyncIterator[bytes]:
-        for piece in (b"data: {\"a\"", b": 1}\r", b"\n\r\n", b"data: tail"):
+        for piece in (b'data: {"a"', b": 1}\r", b"\n\r\n", b"data: tail"):
             yield piece
 
     got = [e async for e in aiter_sse(chunks())]

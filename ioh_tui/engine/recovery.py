@@ -1,0 +1,125 @@
+"""Crash recovery: what an interrupted step left behind, and how a resume uses it.
+
+A step's model turn is staged in the store as soon as it arrives, so a resume never asks (or pays)
+for it again. Every call with an effect is journalled: opened before it runs, given its intent
+(the path and digest of what a write is about to write) just before the effect, closed after.
+Resuming the same uncommitted step:
+- a closed entry: its recorded result is reused, nothing runs again;
+- an open write whose intended content is on disk: it happened; its result is rebuilt;
+- an open write whose content is not on disk: it never happened, so it runs;
+- an open command: its effect cannot be known, so the run pauses for the operator (approve: run
+  it again; deny: skip it), as a decision with rule `interrupted` in layer `recovery`.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from ioh_tui.core import events as ev
+from ioh_tui.core.transcript import Completion, ToolCall, Usage
+from ioh_tui.engine.state import Drive
+from ioh_tui.tools import ToolResult
+from ioh_tui.tools.files import content_hash
+
+RECOVERY_RULE = "interrupted"
+RECOVERY_LAYER = "recovery"
+
+
+def completion_to_dict(c: Completion) -> dict[str, Any]:
+    """A completion as JSON (for the staged turn)."""
+    u = c.usage
+    return {
+        "text": c.text,
+        "thinking": c.thinking,
+        "tool_calls": [
+            {"id": t.id, "name": t.name, "arguments": dict(t.arguments), "error": t.arguments_error}
+            for t in c.tool_calls
+        ],
+        "usage": None
+        if u is None
+        else {
+            "input_tokens": u.input_tokens,
+            "output_tokens": u.output_tokens,
+            "cache_read_tokens": u.cache_read_tokens,
+            "cache_write_tokens": u.cache_write_tokens,
+            "reasoning_tokens": u.reasoning_tokens,
+            "cost_usd": u.cost_usd,
+        },
+        "stop_reason": c.stop_reason,
+        "model": c.model,
+    }
+
+
+def completion_from_dict(data: dict[str, Any]) -> Completion:
+    """Rebuild a staged completion."""
+    usage = data.get("usage")
+    return Completion(
+        text=data["text"],
+        thinking=data["thinking"],
+        tool_calls=tuple(
+            ToolCall(t["id"], t["name"], t["arguments"], t.get("error")) for t in data["tool_calls"]
+        ),
+        usage=Usage(**usage) if usage else None,
+        stop_reason=data.get("stop_reason"),
+        model=data.get("model"),
+    )
+
+
+async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult | None:
+    """The result of a call an interrupted drive already made, or None when it must run."""
+    entry = d.journal.get((n, position))
+    if entry is None or entry["name"] != call.name or entry["arguments"] != dict(call.arguments):
+        return None
+    result = entry.get("result")
+    if entry["completed_at"] is not None and isinstance(result, dict):
+        return ToolResult(
+            str(result["output"]),
+            ok=bool(result["ok"]),
+            refused=bool(result["refused"]),
+            changed=bool(result["changed"]),
+        )
+    intent = entry.get("intent")
+    if isinstance(intent, dict):
+        path = d.workspace.root / str(intent["path"])
+        try:
+            on_disk = content_hash(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            on_disk = None
+        if on_disk == intent["sha256"]:
+            return ToolResult(str(intent["output"]), changed=True)
+        return None
+    if call.name != "exec":
+        return None
+    return await _ask_operator(d, n, call)
+
+
+async def _ask_operator(d: Drive, n: int, call: ToolCall) -> ToolResult:
+    """Pause on an interrupted command: the operator decides whether it runs again."""
+    argv = call.arguments.get("argv")
+    line = shlex.join(argv) if isinstance(argv, list) else str(argv)
+    request_id = await d.store.create_approval(
+        d.run_id,
+        n,
+        {
+            "call_id": call.id,
+            "tool": call.name,
+            "act": "exec",
+            "target": line,
+            "rule": RECOVERY_RULE,
+            "layer": RECOVERY_LAYER,
+            "agent_label": d.agent_label,
+        },
+    )
+    d.bus.emit(
+        ev.ApprovalRequested(
+            **d.who.fields(),
+            request_id=request_id,
+            act="exec",
+            target=line,
+            rule=RECOVERY_RULE,
+            layer=RECOVERY_LAYER,
+            step=n,
+        )
+    )
+    return ToolResult("[exec interrupted]", ok=False, deferred=request_id)

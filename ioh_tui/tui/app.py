@@ -1,0 +1,243 @@
+"""IohApp: composition, app-wide keys, and the run worker that hosts the engine.
+
+The engine runs as an async worker on the app's loop (it is asyncio-native: no thread needed).
+Its events and asks reach the run screen as messages; the app only starts and stops the run,
+keeps its result, and owns the terminal-wide signals (bell, title).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.engine import CancelToken, RunResult
+from ioh_tui.paths import data_dir
+from ioh_tui.tui.bridge import EventForwarder, PartsSource, RunPlan, TuiApprover, drive
+from ioh_tui.tui.describe import visible
+from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.help import HelpScreen
+from ioh_tui.tui.screens.run import RunScreen
+from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.totals import Clock
+from ioh_tui.tui.widgets.tool_call import ToolCall
+
+RUN_GROUP = "run"
+"""The worker group of the one run an app supervises."""
+
+
+@dataclass(slots=True)
+class AppConfig:
+    """How the app is built (see `factory.make_app`)."""
+
+    store_path: Path
+    plan: RunPlan | None = None
+    """The run to supervise; None opens the start screen."""
+    clock: Clock = time.monotonic
+    remember_file: Path = field(default_factory=lambda: data_dir() / "policy.toml")
+    """Where a remembered rule is saved by default (editable in the modal)."""
+    demo: PartsSource | None = None
+    """The demo's parts, when the demo is available (offered on the start screen)."""
+
+
+class IohApp(App[int]):
+    """The supervision app."""
+
+    CSS_PATH = [stylesheet("base"), stylesheet("app")]
+    TITLE = "ioh-tui"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+c",
+            "stop_or_quit",
+            "Stop",
+            priority=True,
+            tooltip="Stop the run now (outcome cancelled); quit when no run is going",
+        ),
+        Binding("f1,question_mark", "help", "Help", tooltip="This list of keys"),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False, tooltip="Quit (stops a running run)"),
+    ]
+    """App-wide keys; ctrl+c is a priority binding so no focused widget can swallow it."""
+
+    def __init__(self, config: AppConfig) -> None:
+        super().__init__()
+        self.config = config
+        """How the app was built."""
+        self.clock = config.clock
+        """The time source (fixed in snapshots)."""
+        self.cancel: CancelToken | None = None
+        """The running run's stop switch."""
+        self.result: RunResult | None = None
+        """How the run ended (set when its worker returns)."""
+        self.error: BaseException | None = None
+        """Why the run's worker failed, if it did."""
+        self.run_screen: RunScreen | None = None
+        """The run view, once a run was started."""
+        self.bells = 0
+        """Bells rung for decisions (tests read it; the terminal hears it)."""
+        self.terminal_title = "ioh-tui"
+        """The terminal window title last set."""
+        self._pending: RunPlan | None = config.plan
+
+    def on_mount(self) -> None:
+        """Open the run view when there is a run to supervise, else the start screen.
+
+        Pushed rather than returned from `get_default_screen`: Textual 8.2.8 does not load a
+        default screen's own `CSS_PATH`, and each screen keeps its stylesheet beside it.
+        """
+        if self._pending is not None:
+            self.run_screen = RunScreen(clock=self.clock, remember_file=self.config.remember_file)
+            self.push_screen(self.run_screen)
+        else:
+            self.push_screen(StartScreen(self.config.store_path, demo_available=self.config.demo is not None))
+
+    @property
+    def running(self) -> bool:
+        """Whether a run is being driven now."""
+        return any(w.group == RUN_GROUP and not w.is_finished for w in self.workers)
+
+    @property
+    def exit_status(self) -> int:
+        """The run's documented exit status (0 when no run was started; 2 for a bad setup)."""
+        if self.result is not None:
+            return self.result.exit_status
+        if isinstance(self.error, ConfigError | ValueError):
+            return 2
+        return 1 if self.error is not None else 0
+
+    def begin(self, screen: RunScreen) -> None:
+        """Start the pending run once its screen is mounted (it must be able to take events)."""
+        plan, self._pending = self._pending, None
+        if plan is None:
+            return
+        self.run_screen = screen
+        self.cancel = CancelToken()
+        self.run_worker(
+            drive(
+                plan,
+                forwarder=EventForwarder(screen),
+                approver=TuiApprover(screen),
+                cancel=self.cancel,
+                tell=screen.tell,
+            ),
+            name="engine",
+            group=RUN_GROUP,
+            description=f"{plan.mode} run",
+            exit_on_error=False,
+            exclusive=True,
+        )
+
+    def start(self, plan: RunPlan) -> None:
+        """Open a run view and drive `plan` in it (the start screen's demo)."""
+        if self.running or self.run_screen is not None:
+            self.notify("A run was already started in this session.", severity="warning")
+            return
+        self._pending = plan
+        self.push_screen(RunScreen(clock=self.clock, remember_file=self.config.remember_file))
+
+    def start_demo(self) -> None:
+        """Drive the built-in demo (offered on the start screen)."""
+        if self.config.demo is None:
+            self.notify("The demo is not available in this build.", severity="warning")
+            return
+        self.start(RunPlan(self.config.store_path, "demo", self.config.demo))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Keep the run's result; turn a crash into a visible error instead of a traceback."""
+        worker = event.worker
+        if worker.group != RUN_GROUP:
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.result = worker.result
+        elif event.state == WorkerState.ERROR:
+            self.error = worker.error
+            self.notify(f"The run stopped with an error: {worker.error}", severity="error", timeout=30)
+            if self.run_screen is not None:
+                self.run_screen.status.outcome = f"error: {worker.error}"
+            self.no_longer_waiting()
+
+    def run_ended(self, outcome: str) -> None:
+        """The root run finished (its last event arrived)."""
+        self.set_terminal_title(f"ioh-tui — {outcome}")
+
+    def waiting_on_you(self, what: str) -> None:
+        """A decision waits: ring the bell and say so in the terminal title."""
+        self.bells += 1
+        self.bell()
+        self.set_terminal_title(f"ioh-tui — waiting on you: {what}")
+
+    def no_longer_waiting(self) -> None:
+        """No decision waits any more."""
+        if self.terminal_title.startswith("ioh-tui — waiting"):
+            self.set_terminal_title("ioh-tui — running" if self.running else "ioh-tui")
+
+    def set_terminal_title(self, title: str) -> None:
+        """Set the terminal window title (OSC 2); a no-op when headless."""
+        self.terminal_title, _ = visible(title)
+        # Textual 8.2.8 has no public API for the window title; the driver writes raw output.
+        driver = self._driver
+        if driver is not None and not self.is_headless:
+            driver.write(f"\x1b]2;{self.terminal_title}\x07")
+
+    def action_stop_run(self) -> None:
+        """Stop the run now: the engine ends it `cancelled`, keeping every committed step."""
+        if self.cancel is None or not self.running:
+            self.notify("No run is going.", timeout=3)
+            return
+        self.cancel.cancel("stopped from the app")
+        if self.run_screen is not None:
+            self.run_screen.stopping()
+
+    def action_stop_or_quit(self) -> None:
+        """ctrl+c: stop a running run, else quit."""
+        if self.running:
+            self.action_stop_run()
+        else:
+            self.exit(self.exit_status)
+
+    def action_quit_when_idle(self) -> None:
+        """q: quit, but not while a run is going (stop it first)."""
+        if self.running:
+            self.notify("The run is still going: esc or ctrl+c stops it.", timeout=4)
+            return
+        self.exit(self.exit_status)
+
+    async def action_quit(self) -> None:
+        """ctrl+q: stop the run (if any) and quit."""
+        if self.cancel is not None and self.running:
+            self.cancel.cancel("the app was closed")
+        self.exit(self.exit_status)
+
+    def action_help(self) -> None:
+        """F1 / ?: every key."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.help_sections()))
+
+    def help_sections(self) -> list[tuple[str, Iterable[BindingType]]]:
+        """Keys per place, straight from the bindings."""
+        palette = [Binding("ctrl+p", "command_palette", "Command palette: search every command")]
+        focus = [Binding("tab,shift+tab", "focus", "Move between the transcript, tool calls and fields")]
+        return [
+            ("Everywhere", [*self.BINDINGS, *palette, *focus]),
+            ("Run view", RunScreen.BINDINGS),
+            ("Tool call (focused)", ToolCall.BINDINGS),
+            ("Decision", ApprovalModal.BINDINGS),
+            ("Start screen", StartScreen.BINDINGS),
+        ]
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """The command palette: the app's own commands first, then Textual's."""
+        yield SystemCommand("Stop the run", "Stop now; the outcome is cancelled", self.action_stop_run)
+        yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
+        if self.run_screen is not None:
+            yield SystemCommand("Gate output", "The verification gate's evidence", self.run_screen.action_gate)
+        yield from super().get_system_commands(screen)

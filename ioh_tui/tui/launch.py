@@ -1,0 +1,65 @@
+"""launch: what the command line calls to open the app (`ioh-tui`, `demo`, `run`, `resume`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ioh_tui.engine import TaskContract
+from ioh_tui.policy import Decision, Policy
+from ioh_tui.providers.base import Provider
+from ioh_tui.sandbox.base import Sandbox
+
+
+@dataclass
+class LaunchSpec:
+    """What to open the app on."""
+
+    store_path: Path
+    """The SQLite store."""
+    mode: Literal["start", "demo", "run", "resume"]
+    """The start screen, the demo, a new run, or a resumed one."""
+    contract: TaskContract | None = None
+    """The task contract (mode `run`)."""
+    provider: Provider | None = None
+    """The model back-end (modes `run` and `resume`)."""
+    policy: Policy | None = None
+    """The policy; None uses the engine's default (or the stored one on resume)."""
+    sandbox: Sandbox | None = None
+    """The sandbox; None picks the strongest available."""
+    run_id: int | None = None
+    """The run to resume."""
+    decision: Decision | None = None
+    """An answer to the resumed run's pending decision."""
+    overrides: dict[str, Any] | None = None
+    """Raised budgets for a resume."""
+
+
+def launch(spec: LaunchSpec) -> int:
+    """Run the app until it is closed.
+
+    Args:
+        spec: What to open.
+
+    Returns:
+        The run's exit status (interface.md §2), or 0 when only the start screen was used.
+
+    Raises:
+        ConfigError: The spec is missing what its mode needs (nothing was started).
+    """
+    from ioh_tui.tui.factory import make_app
+
+    app = make_app(
+        spec.store_path,
+        mode=spec.mode,
+        contract=spec.contract,
+        provider=spec.provider,
+        policy=spec.policy,
+        sandbox=spec.sandbox,
+        run_id=spec.run_id,
+        decision=spec.decision,
+        overrides=spec.overrides,
+    )
+    app.run()
+    return app.exit_status

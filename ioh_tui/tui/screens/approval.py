@@ -1,0 +1,227 @@
+"""ApprovalModal: one decision, with everything needed to take it, and the five answers.
+
+y approve · e rewrite (edit in place, then approve the edit) · a remember (pick the pattern and
+where it is kept, then approve) · n deny (with a reason the model reads) · d defer (park it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar, Literal
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import ContentSwitcher, Input, Label, RadioButton, RadioSet, Static, TextArea
+
+from ioh_tui.core.acts import Act, Effect
+from ioh_tui.policy import ApprovalRequest, Decision, Rule
+from ioh_tui.tui.describe import visible, why_asked
+from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.diff_view import BodyKind, DiffView
+
+Mode = Literal["choices", "rewrite", "remember", "deny"]
+
+SPLIT_FROM = 140
+"""Terminal width from which a diff opens side by side."""
+
+ANSWERS = "y approve · e rewrite · a remember… · n deny… · d defer · v split/unified · esc stop run"
+"""All five answers, written on the modal itself."""
+
+
+class ApprovalModal(ModalScreen[Decision]):
+    """Shows one `ApprovalRequest` and returns the person's `Decision` through `dismiss`."""
+
+    CSS_PATH = stylesheet("approval")
+    AUTO_FOCUS = "#ask-body"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "approve", "Approve", tooltip="Approve the action as asked"),
+        Binding("e", "mode('rewrite')", "Rewrite", tooltip="Edit the action, then approve the edit"),
+        Binding("a", "mode('remember')", "Remember", tooltip="Approve and keep a rule"),
+        Binding("n", "mode('deny')", "Deny", tooltip="Refuse, with a reason the model reads"),
+        Binding("d", "defer", "Defer", tooltip="Park the decision; the run pauses"),
+        Binding("v", "split", "Split/unified", show=False),
+        Binding("ctrl+s", "submit", "Confirm", tooltip="Approve the rewrite / save the rule"),
+        Binding("escape", "back", "Back / stop run", tooltip="Leave the form; on the choices, stop the run"),
+    ]
+    """Answer keys act only on the choices; ctrl+s and escape act in the forms."""
+
+    def __init__(self, request: ApprovalRequest, *, remember_file: Path, wide: bool = False) -> None:
+        super().__init__()
+        self.request = request
+        """The ask being decided."""
+        self.remember_file = remember_file
+        """Where a remembered rule is saved when the person picks the file scope."""
+        self.mode: Mode = "choices"
+        """Which form is open."""
+        self._body, self._kind, self.notices = _body(request)
+        self._wide = wide
+
+    @property
+    def rewrites_content(self) -> bool:
+        """Whether a rewrite edits the content (writes) rather than the target (commands...)."""
+        return self.request.act is Act.WRITE and self.request.content is not None
+
+    def compose(self) -> ComposeResult:
+        """Title, why, the change, notices, the forms and the answers."""
+        r = self.request
+        with Vertical(id="ask"):
+            yield Static(f"{r.act.value}  {r.target}", id="ask-title", markup=False)
+            who = f"asked by {r.agent_label}" + (f" · step {r.step}" if r.step else "")
+            tool = f" · tool {r.tool}" if r.tool else ""
+            yield Static(f"why: {why_asked(r.rule, r.layer, r.act.value)}", id="ask-why", markup=False)
+            yield Static(f"{who}{tool}", id="ask-who", markup=False)
+            yield DiffView(self._body, self._kind, split=self._wide, id="ask-body")
+            yield Static(
+                " · ".join(self.notices) or "shown in full",
+                id="ask-notice",
+                classes="-warning" if self.notices else "",
+                markup=False,
+            )
+            with ContentSwitcher(initial="choices", id="ask-forms"):
+                yield Static(ANSWERS, id="choices", markup=False)
+                with Vertical(id="rewrite"):
+                    yield Label("Edit below, then ctrl+s approves the rewrite · esc goes back")
+                    yield TextArea(self._editable(), id="rewrite-text", soft_wrap=True)
+                with Vertical(id="remember"):
+                    yield Label("Rule pattern (glob; * matches anything) — enter or ctrl+s saves")
+                    yield Input(r.target, id="remember-pattern")
+                    with RadioSet(id="remember-scope"):
+                        yield RadioButton("this run only", value=True, id="scope-run")
+                        yield RadioButton("save to a policy file", id="scope-file")
+                    yield Input(str(self.remember_file), id="remember-file")
+                    yield Static("", id="remember-preview", markup=False)
+                with Vertical(id="deny"):
+                    yield Label("Why not? The model reads this — enter denies · esc goes back")
+                    yield Input(placeholder="reason (optional)", id="deny-reason")
+
+    def _editable(self) -> str:
+        if self.rewrites_content:
+            return self.request.content or ""
+        return self.request.target
+
+    def on_mount(self) -> None:
+        """Reflect the starting state."""
+        self._refresh_preview()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Answer keys only on the choices; confirm only in the rewrite and remember forms."""
+        if action in ("approve", "mode", "defer", "split"):
+            if action == "mode" and parameters == ("remember",) and self.notices_block_remember:
+                return False
+            return self.mode == "choices"
+        if action == "submit":
+            return self.mode in ("rewrite", "remember")
+        return True
+
+    @property
+    def notices_block_remember(self) -> bool:
+        """Remembering is refused when part of the action could not be shown."""
+        return any(n.startswith("cannot show") for n in self.notices)
+
+    def action_approve(self) -> None:
+        """y: approve as asked."""
+        self.dismiss(Decision.approve())
+
+    def action_defer(self) -> None:
+        """d: park the decision."""
+        self.dismiss(Decision.defer())
+
+    def action_split(self) -> None:
+        """v: unified or side by side."""
+        self.query_one(DiffView).toggle()
+
+    def action_mode(self, mode: Mode) -> None:
+        """Open a form (rewrite, remember, deny) or go back to the choices."""
+        self.mode = mode
+        self.query_one(ContentSwitcher).current = mode
+        self.set_class(mode == "rewrite", "-rewrite")
+        focus = {
+            "choices": "#ask-body",
+            "rewrite": "#rewrite-text",
+            "remember": "#remember-pattern",
+            "deny": "#deny-reason",
+        }[mode]
+        self.query_one(focus).focus()
+        self.refresh_bindings()
+
+    async def action_back(self) -> None:
+        """esc: leave a form; on the choices, stop the run (the app's stop)."""
+        if self.mode != "choices":
+            self.action_mode("choices")
+            return
+        await self.app.run_action("stop_run")
+
+    def action_submit(self) -> None:
+        """ctrl+s: approve the rewrite, or save the rule."""
+        if self.mode == "rewrite":
+            self._submit_rewrite()
+        elif self.mode == "remember":
+            self._submit_remember()
+
+    def _submit_rewrite(self) -> None:
+        edited = self.query_one("#rewrite-text", TextArea).text
+        if edited == self._editable():
+            self.dismiss(Decision.approve())
+        elif self.rewrites_content:
+            self.dismiss(Decision.rewrite(content=edited))
+        else:
+            self.dismiss(Decision.rewrite(target=edited.strip()))
+
+    def _submit_remember(self) -> None:
+        pattern = self.query_one("#remember-pattern", Input).value.strip()
+        if not pattern:
+            self.notify("The rule needs a pattern.", severity="warning")
+            return
+        rule = Rule(self.request.act, Effect.ALLOW, pattern)
+        if self.query_one("#scope-file", RadioButton).value:
+            file = self.query_one("#remember-file", Input).value.strip()
+            if not file:
+                self.notify("Saving needs a policy file path.", severity="warning")
+                return
+            self.dismiss(Decision.remembering(rule, scope="file", file=Path(file).expanduser()))
+        else:
+            self.dismiss(Decision.remembering(rule, scope="run"))
+
+    @on(Input.Submitted, "#deny-reason")
+    def _deny(self, event: Input.Submitted) -> None:
+        self.dismiss(Decision.deny(event.value.strip() or "denied by the operator"))
+
+    @on(Input.Submitted, "#remember-pattern, #remember-file")
+    def _remember_entered(self) -> None:
+        self._submit_remember()
+
+    @on(Input.Changed, "#remember-pattern, #remember-file")
+    @on(RadioSet.Changed)
+    def _refresh_preview(self) -> None:
+        pattern = self.query_one("#remember-pattern", Input).value.strip() or "?"
+        to_file = self.query_one("#scope-file", RadioButton).value
+        self.query_one("#remember-file", Input).display = to_file
+        where = f"saved to {self.query_one('#remember-file', Input).value}" if to_file else "for this run"
+        self.query_one("#remember-preview", Static).update(
+            f"will keep: {self.request.act.value} allow {pattern} — {where}"
+        )
+
+
+def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
+    """What to show for a request, and notices about anything that could not be shown as is."""
+    notices: list[str] = []
+    kind: BodyKind
+    if request.preview:
+        raw, kind = request.preview, "diff"
+    elif request.act is Act.WRITE and request.content is not None:
+        raw, kind = request.content, "content"
+        notices.append("no diff: this is the whole new content")
+    elif request.act is Act.WRITE:
+        return "", "none", ["cannot show the content: the request carries none"]
+    else:
+        raw, kind = request.target, "command"
+    if "\x00" in raw:
+        notices.append(f"cannot show {raw.count(chr(0))} NUL bytes: the content looks binary")
+    shown, escaped = visible(raw.replace("\x00", ""))
+    if escaped:
+        notices.append(f"{escaped} control characters are shown escaped (\\xNN)")
+    return shown, kind, notices

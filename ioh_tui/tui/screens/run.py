@@ -1,0 +1,296 @@
+"""RunScreen: one run, live — transcript | meters, gate and facts | status line — and its decisions.
+
+Engine events arrive as `EngineEventMessage`s and are dispatched here with `match`; decisions
+arrive as `ApprovalNeeded` and are answered through `ApprovalModal` (one at a time, queued).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ioh_tui.core import events as ev
+from ioh_tui.policy import Decision
+from ioh_tui.tui.bridge import RunContext
+from ioh_tui.tui.describe import one_line
+from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
+from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
+from ioh_tui.tui.screens.gate import GateModal
+from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.totals import Clock, Totals
+from ioh_tui.tui.widgets.gate_status import GateStatus
+from ioh_tui.tui.widgets.meter import Meter
+from ioh_tui.tui.widgets.status_line import StatusLine
+from ioh_tui.tui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.app import IohApp
+
+NARROW_BELOW = 100
+"""Below this width the side panel becomes a compact strip above the transcript."""
+
+
+class RunScreen(Screen[None]):
+    """The supervision view of one run."""
+
+    CSS_PATH = stylesheet("run")
+    AUTO_FOCUS = "#transcript"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"),
+        Binding("g", "gate", "Gate output", tooltip="The verification gate's command and output tail"),
+        Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
+    ]
+    """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
+
+    def __init__(self, *, clock: Clock, remember_file: Path) -> None:
+        super().__init__()
+        self.clock = clock
+        """Time source for the elapsed meter (fixed in snapshots)."""
+        self.remember_file = remember_file
+        """Default file a remembered rule is saved to."""
+        self.totals = Totals()
+        """What the meters show."""
+        self.outcome: str | None = None
+        """How the root run ended, once it has."""
+        self.asks: deque[ApprovalNeeded] = deque()
+        """Pending decisions, oldest first; the first is on screen."""
+        self.modal: ApprovalModal | None = None
+        """The decision on screen, if any."""
+        self.events_seen = 0
+        """Engine events handled (the benchmark and tests read it)."""
+        self._run_context: RunContext | None = None
+
+    @property
+    def app_(self) -> IohApp:
+        """The app, typed."""
+        from ioh_tui.tui.app import IohApp
+
+        assert isinstance(self.app, IohApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        """Transcript beside the side panel, then the status line and the keys."""
+        with Horizontal(id="body"):
+            yield Transcript(id="transcript")
+            with Vertical(id="side"):
+                yield Static("", id="run-goal", markup=False)
+                yield Meter("steps", id="meter-steps")
+                yield Meter("time", id="meter-time")
+                yield Meter("tokens", id="meter-tokens")
+                yield Meter("cost", id="meter-cost")
+                yield GateStatus(id="gate")
+                yield Static("", id="run-facts", markup=False)
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def transcript(self) -> Transcript:
+        """The transcript pane."""
+        return self.query_one(Transcript)
+
+    @property
+    def gate(self) -> GateStatus:
+        """The gate badge."""
+        return self.query_one(GateStatus)
+
+    @property
+    def status(self) -> StatusLine:
+        """The status line."""
+        return self.query_one(StatusLine)
+
+    def on_mount(self) -> None:
+        """Draw the empty meters and tick the clock."""
+        self._meters()
+        self.set_interval(1.0, self._tick, name="elapsed")
+        self.app_.begin(self)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Compact layout on narrow terminals."""
+        self.set_class(event.size.width < NARROW_BELOW, "-narrow")
+
+    def tell(self, context: RunContext) -> None:
+        """The run's context, before its first event (attributes down from the app)."""
+        self._run_context = context
+        self.transcript.root = context.root
+        self.gate.configure(context.criterion)
+        self.query_one("#run-goal", Static).update(f"goal: {one_line(context.goal, 200)}")
+        self.status.facts = (context.label, f"workspace {context.root.name}")
+        self._facts(sandbox="")
+
+    def _facts(self, *, sandbox: str, provider: str = "") -> None:
+        if self._run_context is None:
+            return
+        lines = [f"model: {self._run_context.label}"]
+        if provider:
+            lines.append(f"provider: {provider}")
+        lines.append(f"sandbox: {sandbox or '…'}")
+        lines.append(f"workspace: {self._run_context.root.name}")
+        self.query_one("#run-facts", Static).update("\n".join(lines))
+        facts = [self._run_context.label]
+        if sandbox:
+            facts.append(f"sandbox {sandbox}")
+        facts.append(f"workspace {self._run_context.root.name}")
+        self.status.facts = tuple(facts)
+
+    def _tick(self) -> None:
+        if self.totals.started_at is not None and self.totals.finished_at is None:
+            self._meters()
+
+    def _meters(self) -> None:
+        t = self.totals
+        self.query_one("#meter-steps", Meter).show(t.step, t.max_steps, t.steps_reading())
+        self.query_one("#meter-time", Meter).show(t.elapsed(self.clock), t.time_budget_s, t.time_reading(self.clock))
+        self.query_one("#meter-tokens", Meter).show(t.tokens, t.token_budget, t.tokens_reading())
+        self.query_one("#meter-cost", Meter).show(t.cost_usd, None, t.cost_reading())
+
+    # -- engine events ---------------------------------------------------------------------------
+
+    async def on_engine_event_message(self, message: EngineEventMessage) -> None:
+        """Every engine event, in order."""
+        self.events_seen += 1
+        event = message.event
+        root = event.parent_id is None
+        if root and self.totals.apply(event, self.clock):
+            self._meters()
+        await self.handle(event, None if root else event.agent_id)
+
+    async def handle(self, event: ev.Event, agent: int | None) -> None:  # noqa: C901 - one arm per event kind
+        """Show one event (the `match` is the dispatch table)."""
+        transcript = self.transcript
+        who = f"agent {agent}" if agent is not None else ""
+        match event:
+            case ev.RunStarted(sandbox=sandbox, provider=provider) if agent is None:
+                self._facts(sandbox=sandbox, provider=provider)
+                self.status.activity = "started"
+            case ev.StepStarted(step=step):
+                await transcript.start_step(step, agent, who)
+                self.status.activity = f"step {step}: waiting for the model"
+            case ev.TextDelta(step=step, text=text):
+                await transcript.append(step, text, thinking=False, agent=agent)
+                self.status.activity = f"step {step}: writing"
+            case ev.ThinkingDelta(step=step, text=text):
+                await transcript.append(step, text, thinking=True, agent=agent)
+                self.status.activity = f"step {step}: thinking"
+            case ev.ToolCallStarted(call_id=call_id, name=name, arguments=arguments):
+                started = await transcript.add_call(call_id, name, arguments, agent)
+                self.status.activity = f"running: {started.line}"
+            case ev.ToolOutput(call_id=call_id, text=text):
+                if (call := transcript.call(call_id, agent)) is not None:
+                    call.add_output(text)
+            case ev.ToolCallFinished(call_id=call_id, ok=ok, refused=refused, summary=summary, output=output):
+                if (call := transcript.call(call_id, agent)) is not None:
+                    call.finish(ok=ok, refused=refused, summary=summary, output=output)
+            case ev.ApprovalRequested(act=act, target=target):
+                if (call := transcript.running_call(agent)) is not None:
+                    call.status = "waiting"
+                self.status.activity = f"asking: {act} {target}"
+            case ev.ApprovalResolved():
+                await self._resolved(event, agent)
+            case ev.RetryScheduled(step=step, attempt=attempt, error_kind=kind, delay_ms=delay):
+                note = f"attempt {attempt} failed ({kind}); retrying in {delay / 1000:.1f}s — its streamed text is discarded"
+                await transcript.void(step, agent, note)
+                self.status.activity = f"step {step}: retrying"
+            case ev.StepFinished():
+                await transcript.finish_streams()
+            case ev.VerificationStarted(criterion=criterion) if agent is None:
+                self.gate.started(criterion)
+                self.status.activity = "verifying"
+            case ev.VerificationFinished(status=status, detail=detail) if agent is None:
+                self.gate.finished(status, detail)
+                await transcript.note(f"gate {status}: {one_line(detail, 120)}", f"-gate-{status}")
+            case ev.AgentSpawned(goal=goal):
+                await transcript.note(f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent")
+            case ev.AgentFinished(outcome=outcome):
+                await transcript.note(f"agent {event.agent_id} finished: {outcome}", "-agent")
+            case ev.RunFinished(outcome=outcome, detail=detail) if agent is None:
+                await self._finished(outcome, detail)
+            case _:
+                pass
+
+    async def _resolved(self, event: ev.ApprovalResolved, agent: int | None) -> None:
+        call = self.transcript.running_call(agent)
+        if event.decision == "defer":
+            if call is not None:
+                call.status = "deferred"
+            text = f"decision {event.request_id} deferred: the run pauses until it is answered"
+        else:
+            verb = "approved" + (" (rewritten)" if event.modified else "") if event.decision == "approve" else "denied"
+            text = f"decision {event.request_id} {verb} by {event.by}"
+            if event.remembered:
+                text += f"; remembering {', '.join(event.remembered)}"
+            if event.reason:
+                text += f" — {event.reason}"
+            if call is not None and call.status == "waiting":
+                call.status = "running"
+        await self.transcript.note(text, f"-decision -{event.decision}")
+
+    async def _finished(self, outcome: str, detail: str) -> None:
+        self.outcome = outcome
+        await self.transcript.finish_streams()
+        for call in self.transcript.calls:
+            if call.status in ("running", "waiting"):
+                call.status = "cancelled" if outcome == "cancelled" else call.status
+        self.status.outcome = outcome
+        suffix = f": {one_line(detail, 160)}" if detail else ""
+        await self.transcript.note(f"run {outcome}{suffix}", f"-outcome -{outcome}")
+        self.app_.run_ended(outcome)
+
+    # -- decisions ---------------------------------------------------------------------------------
+
+    def on_approval_needed(self, message: ApprovalNeeded) -> None:
+        """Queue the ask; show it now if nothing else is on screen."""
+        self.asks.append(message)
+        message.future.add_done_callback(lambda _: self.call_later(self._settled, message))
+        if len(self.asks) == 1:
+            self._show(message)
+
+    def _show(self, message: ApprovalNeeded) -> None:
+        request = message.request
+        waiting = f"{request.act.value} {one_line(request.target, 60)}"
+        self.status.waiting = waiting
+        self.app_.waiting_on_you(waiting)
+        wide = self.app.size.width >= SPLIT_FROM
+        self.modal = ApprovalModal(request, remember_file=self.remember_file, wide=wide)
+        self.app.push_screen(self.modal, callback=partial(self._answered, message))
+
+    def _answered(self, message: ApprovalNeeded, decision: Decision | None) -> None:
+        if decision is not None and not message.future.done():
+            message.future.set_result(decision)
+
+    def _settled(self, message: ApprovalNeeded) -> None:
+        """An ask ended: answered here, or withdrawn by the engine (cancel, answered elsewhere)."""
+        first = bool(self.asks) and self.asks[0] is message
+        if message in self.asks:
+            self.asks.remove(message)
+        if first and self.modal is not None:
+            modal, self.modal = self.modal, None
+            if modal in self.app.screen_stack:
+                # Withdrawn while its modal is up: close it (and anything opened above it).
+                modal.pop_until_active()
+                modal.dismiss(None)
+        if first and self.asks:
+            self._show(self.asks[0])
+        elif not self.asks:
+            self.status.waiting = ""
+            self.app_.no_longer_waiting()
+
+    def action_gate(self) -> None:
+        """g: the gate's evidence."""
+        gate = self.gate
+        self.app.push_screen(
+            GateModal(state=gate.state, criterion=gate.criterion, detail=gate.detail, attempts=gate.attempts)
+        )
+
+    def stopping(self) -> None:
+        """The app asked the engine to stop."""
+        self.status.stopping = True

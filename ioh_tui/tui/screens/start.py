@@ -1,0 +1,153 @@
+"""StartScreen: pending decisions and recent runs from the store, and how to start a run.
+
+Deliberately small: the full run browser is a later issue.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ioh_tui.store import Store
+from ioh_tui.store.db import RunRow
+from ioh_tui.tui.describe import one_line
+from ioh_tui.tui.styles import stylesheet
+
+RECENT = 10
+"""How many recent runs are listed."""
+
+PROVIDER_ENV = (
+    ("OpenRouter", "OPENROUTER_API_KEY", "OPENROUTER_MODEL"),
+    ("Anthropic", "ANTHROPIC_API_KEY", "ANTHROPIC_MODEL"),
+    ("OpenAI", "OPENAI_API_KEY", "OPENAI_MODEL"),
+)
+"""The environment variables a model is configured with (interface.md §1)."""
+
+HOW_TO_RUN = (
+    "Start a run:  ioh-tui run \"GOAL\" --workspace DIR --verify-cmd \"pytest -q\"\n"
+    "Resume one:   ioh-tui resume RUN_ID   (add --decide approve|deny for a pending decision)"
+)
+
+
+def configured_provider() -> str | None:
+    """Which provider the environment configures (never its key), or None."""
+    for name, key, model in PROVIDER_ENV:
+        if os.environ.get(key) and os.environ.get(model):
+            return f"{name} · {os.environ[model]}"
+    return None
+
+
+def setup_hint() -> str:
+    """How to configure a model, when none is."""
+    pairs = ", ".join(f"{key} + {model}" for _, key, model in PROVIDER_ENV)
+    return f"No model is configured. Set one of: {pairs}."
+
+
+class StartScreen(Screen[None]):
+    """The first screen when `ioh-tui` is opened without a command."""
+
+    CSS_PATH = stylesheet("start")
+    AUTO_FOCUS = "#start-pending"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "demo", "Demo", tooltip="Start the built-in demo (scripted model, no key, no network)"),
+        Binding("r", "refresh", "Refresh", tooltip="Read the store again"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    """Keys of the start screen."""
+
+    def __init__(self, store_path: Path, *, demo_available: bool) -> None:
+        super().__init__()
+        self.store_path = store_path
+        """The store the lists come from."""
+        self.demo_available = demo_available
+        """Whether this build has the demo."""
+        self.pending: list[dict[str, Any]] = []
+        """Pending (deferred) decisions, as read."""
+        self.recent: list[RunRow] = []
+        """Recent root runs, newest first, as read."""
+
+    def compose(self) -> ComposeResult:
+        """Model setup, pending decisions, recent runs, and how to start."""
+        provider = configured_provider()
+        with VerticalScroll(id="start-body"):
+            yield Static("ioh-tui — supervise AI coding agents", id="start-title")
+            if provider:
+                yield Static(f"Model: {provider}", id="start-model", markup=False)
+            else:
+                yield Static(setup_hint(), id="start-model", classes="-missing", markup=False)
+            if self.demo_available:
+                yield Static("Press d for the demo: a scripted demo model fixing a failing test.", id="start-demo")
+            yield Static("Pending decisions", classes="start-heading")
+            yield DataTable(id="start-pending", cursor_type="row", zebra_stripes=True)
+            yield Static("Recent runs", classes="start-heading")
+            yield DataTable(id="start-runs", cursor_type="row", zebra_stripes=True)
+            yield Static(HOW_TO_RUN, id="start-how", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Set up the tables and read the store."""
+        pending = self.query_one("#start-pending", DataTable)
+        pending.add_columns("run", "request", "act", "target", "agent", "goal")
+        runs = self.query_one("#start-runs", DataTable)
+        runs.add_columns("run", "goal", "outcome", "steps", "tokens", "started")
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        """Read the store in a worker (the store is asyncio-native)."""
+        self.run_worker(self._load(), group="start", description="read the store", exclusive=True, exit_on_error=False)
+
+    async def _load(self) -> None:
+        if not self.store_path.exists():
+            self._fill([], [])
+            return
+        async with Store.open(self.store_path) as store:
+            pending = await store.approvals(pending_only=True)
+            recent = await store.runs(limit=RECENT, roots_only=True)
+        self._fill(pending, recent)
+
+    def _fill(self, pending: list[dict[str, Any]], recent: list[RunRow]) -> None:
+        self.pending, self.recent = pending, recent
+        table = self.query_one("#start-pending", DataTable)
+        table.clear()
+        for row in pending:
+            table.add_row(
+                str(row["run_id"]),
+                str(row["id"]),
+                row["act"],
+                one_line(row["target"], 40),
+                row.get("agent_label") or "root",
+                one_line(row.get("goal") or "", 40),
+            )
+        if not pending:
+            table.add_row("", "", "", "nothing is waiting on you", "", "")
+        runs = self.query_one("#start-runs", DataTable)
+        runs.clear()
+        for run in recent:
+            runs.add_row(
+                str(run.id),
+                one_line(run.goal, 40),
+                run.outcome or run.status,
+                str(run.steps),
+                str(run.tokens),
+                run.started_at[:16].replace("T", " "),
+            )
+        if not recent:
+            runs.add_row("", "no runs yet", "", "", "", "")
+
+    def action_demo(self) -> None:
+        """d: the demo, when this build has it."""
+        app = self.app
+        from ioh_tui.tui.app import IohApp
+
+        if not isinstance(app, IohApp) or not self.demo_available:
+            self.notify("The demo is not available in this build.", severity="warning")
+            return
+        app.start_demo()

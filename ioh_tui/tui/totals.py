@@ -1,0 +1,97 @@
+"""What the meters show, kept from the root agent's events: steps, time, tokens, cost.
+
+Textual-free so the arithmetic is tested on its own; the run screen copies it into `Meter`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ioh_tui.core import events as ev
+from ioh_tui.tui.describe import duration, money, tokens
+
+Clock = Callable[[], float]
+"""Seconds from an arbitrary origin (`time.monotonic` in the app, a fixed value in snapshots)."""
+
+
+@dataclass(slots=True)
+class Totals:
+    """Running totals of one run, as the root agent reports them."""
+
+    max_steps: int | None = None
+    time_budget_s: float | None = None
+    token_budget: int | None = None
+    step: int = 0
+    committed_tokens: int = 0
+    """Tokens of committed steps (the engine's count, across resumes)."""
+    step_tokens: int = 0
+    """Tokens reported for the step in flight (replaced when the step commits)."""
+    cost_usd: float = 0.0
+    cost_known: bool = False
+    """Whether any call reported a cost."""
+    started_at: float | None = None
+    finished_at: float | None = None
+
+    @property
+    def tokens(self) -> int:
+        """Committed tokens plus the step in flight."""
+        return self.committed_tokens + self.step_tokens
+
+    def elapsed(self, clock: Clock) -> float:
+        """Seconds since the run (or this drive of it) started; frozen once it finished."""
+        if self.started_at is None:
+            return 0.0
+        end = self.finished_at if self.finished_at is not None else clock()
+        return max(0.0, end - self.started_at)
+
+    def apply(self, event: ev.Event, clock: Clock) -> bool:
+        """Fold in a root event; returns whether anything shown changed."""
+        if isinstance(event, ev.RunStarted):
+            self._budgets(event.budgets)
+            self.started_at = clock()
+            self.finished_at = None
+        elif isinstance(event, ev.StepStarted):
+            self.step = event.step
+            self.step_tokens = 0
+        elif isinstance(event, ev.UsageReported):
+            self.step_tokens += event.input_tokens + event.output_tokens
+            if event.cost_usd is not None:
+                self.cost_usd += event.cost_usd
+                self.cost_known = True
+        elif isinstance(event, ev.StepFinished):
+            self.step = event.step
+            self.committed_tokens = event.total_tokens
+            self.step_tokens = 0
+        elif isinstance(event, ev.RunFinished):
+            self.step = event.steps
+            self.committed_tokens = event.tokens
+            self.step_tokens = 0
+            self.finished_at = clock()
+        else:
+            return False
+        return True
+
+    def _budgets(self, budgets: dict[str, Any]) -> None:
+        self.max_steps = budgets.get("max_steps")
+        self.time_budget_s = budgets.get("time_budget_s")
+        self.token_budget = budgets.get("token_budget")
+
+    def steps_reading(self) -> str:
+        """`3 / 12`."""
+        return f"{self.step} / {self.max_steps}" if self.max_steps else f"{self.step}"
+
+    def time_reading(self, clock: Clock) -> str:
+        """`0:42 / 5:00`, or just the elapsed time when there is no budget."""
+        spent = duration(self.elapsed(clock))
+        return f"{spent} / {duration(self.time_budget_s)}" if self.time_budget_s else spent
+
+    def tokens_reading(self) -> str:
+        """`1.2k / 50.0k`, or just the count."""
+        used = tokens(self.tokens)
+        return f"{used} / {tokens(self.token_budget)}" if self.token_budget else used
+
+    def cost_reading(self) -> str:
+        """`$0.0123`, or `unknown` when no call reported a cost."""
+        return money(self.cost_usd) if self.cost_known else "unknown"
