@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
-from ioh_tui.sandbox._runner import Launch, check_argv, run_capped
+from ioh_tui.sandbox._runner import Launch, check_argv, resolve_dirs, run_capped
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 
@@ -39,6 +39,7 @@ class FloorSandbox:
         directory the user can write stays writable.
         """
         check_argv(argv)
+        cwd, _ = resolve_dirs(cwd, ())
         launch = Launch(
             argv=list(argv),
             env=scrubbed_env(extra=env, network=network),
@@ -76,6 +77,7 @@ class NoneSandbox:
     ) -> ExecResult:
         """Run `argv` in `cwd` with the parent's privileges (see `Sandbox.run`)."""
         check_argv(argv)
+        cwd, _ = resolve_dirs(cwd, ())
         launch = Launch(
             argv=list(argv),
             env=scrubbed_env(extra=env, network=True, inherit_all=True),

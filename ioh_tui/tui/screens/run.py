@@ -207,7 +207,8 @@ class RunScreen(Screen[None]):
                 self.status.activity = "verifying"
             case ev.VerificationFinished(status=status, detail=detail) if agent is None:
                 self.gate.finished(status, detail)
-                await transcript.note(f"gate {status}: {one_line(detail, 120)}", f"-gate-{status}")
+                first = detail.splitlines()[0] if detail else ""
+                await transcript.note(f"gate {status}: {one_line(first, 120)}", f"-gate-{status}")
             case ev.AgentSpawned(goal=goal):
                 await transcript.note(f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent")
             case ev.AgentFinished(outcome=outcome):

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ioh_tui.tui.describe import tool_line
@@ -29,9 +30,17 @@ class Transcript(VerticalScroll):
         self._blocks: dict[Key, list[AgentText]] = {}
         self._calls: dict[tuple[int | None, str], ToolCall] = {}
 
-    def on_mount(self) -> None:
-        """Follow new content until the user scrolls up (Textual's anchor)."""
-        self.anchor()
+    async def mount_block(self, widget: Widget) -> None:
+        """Add a block at the end, and start following once the content overflows."""
+        await self.mount(widget)
+        if not self.is_anchored:
+            self.call_after_refresh(self._follow)
+
+    def _follow(self) -> None:
+        # Anchored only once there is more than a screenful: an anchored Textual container
+        # bottom-aligns short content, and a transcript reads better from the top.
+        if not self.is_anchored and self.max_scroll_y > 0:
+            self.anchor()
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -47,7 +56,7 @@ class Transcript(VerticalScroll):
         """A header for a new step."""
         await self._close(agent)
         label = f"step {step}" + (f" · {who}" if who else "")
-        await self.mount(Static(label, classes="step-header", markup=False))
+        await self.mount_block(Static(label, classes="step-header", markup=False))
 
     async def append(self, step: int, fragment: str, *, thinking: bool, agent: int | None) -> None:
         """Stream a fragment of text or thinking into the agent's current block."""
@@ -57,7 +66,7 @@ class Transcript(VerticalScroll):
             block = AgentText(step=step, thinking=thinking, agent=agent)
             self._open[agent] = block
             self._blocks.setdefault((agent, step), []).append(block)
-            await self.mount(block)
+            await self.mount_block(block)
         await block.write(fragment)
 
     async def void(self, step: int, agent: int | None, note: str) -> None:
@@ -80,7 +89,7 @@ class Transcript(VerticalScroll):
             agent=agent,
         )
         self._calls[(agent, call_id)] = call
-        await self.mount(call)
+        await self.mount_block(call)
         return call
 
     def call(self, call_id: str, agent: int | None = None) -> ToolCall | None:
@@ -96,7 +105,7 @@ class Transcript(VerticalScroll):
 
     async def note(self, text: str, classes: str = "") -> None:
         """A one-line remark (a decision, a gate result, the outcome)."""
-        await self.mount(Static(text, classes=f"note {classes}".strip(), markup=False))
+        await self.mount_block(Static(text, classes=f"note {classes}".strip(), markup=False))
 
     async def finish_streams(self) -> None:
         """Flush and close every open stream (end of step or of the run)."""

@@ -164,9 +164,11 @@ def test_uninterrupted_baseline_then_kills_everywhere(project: Path, tmp_path: P
     total_events = len(events)
 
     asked_at = []
-    points = sorted(
-        {2, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, total_events - 3} & set(range(1, total_events))
-    )
+    # Kill points by event count: inside streams, around commits, inside the slow command (right
+    # after its approval), between an edit's approval and its write, before the final gate.
+    points = [
+        k for k in (3, 9, 11, 15, 19, 21, 26, 33, 40, 46, total_events - 2) if k < total_events
+    ]
     for k in points:
         where = tmp_path / f"kill{k}"
         where.mkdir()

@@ -167,10 +167,7 @@ async def test_escapes_are_refused_and_nothing_leaks(
     assert finished[0].refused and finished[1].refused
     assert outside.read_text() == "TOP-SECRET-BYTES\n"
     assert "TOP-SECRET" not in repr(seen.events)
-    stored = b"".join(
-        f.read_bytes() for f in sorted(tmp_path.iterdir()) if f.name.startswith("t.db")
-    )
-    assert b"TOP-SECRET" not in stored
+    assert b"TOP-SECRET" not in _store_bytes(tmp_path)
 
 
 async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> None:
@@ -198,6 +195,11 @@ async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> N
     assert "notes.py:1: needle here" in grep_out
     assert ".env" not in grep_out and "node_modules" not in grep_out
     assert ".env" not in find_out and "calc.py" in find_out
+
+
+def _store_bytes(folder: Path) -> bytes:
+    """The store file and its write-ahead log, if one remains."""
+    return b"".join(f.read_bytes() for f in sorted(folder.iterdir()) if f.name.startswith("t.db"))
 
 
 def _store_bytes(folder: Path) -> bytes:

@@ -1,4 +1,4 @@
-"""Fixtures for the sandbox suites: one parameter per rung `probe()` reports, real processes only."""
+"""Sandbox suite fixtures: one parameter per rung `probe()` reports; real processes only."""
 
 from __future__ import annotations
 
@@ -105,15 +105,27 @@ if os.fork() == 0:                                  # classic daemon: fork, sets
     if os.fork() == 0:
         os.execvp("sh", sleeper)
     os._exit(0)
-deadline = time.monotonic() + 20
-while time.monotonic() < deadline:
+def sleeping():
     try:
-        if len(open(pids).read().split()) >= 5:
-            break
+        found = open(pids).read().split()
     except FileNotFoundError:
-        pass
+        return 0
+    n = 0
+    for pid in found:
+        try:
+            n += open(f"/proc/{pid}/cmdline").read().startswith("sleep")
+        except OSError:
+            pass
+    return n
+deadline = time.monotonic() + 20
+while sleeping() < 5 and time.monotonic() < deadline:
     time.sleep(0.01)
 print("ready", flush=True)
+# Wait for the test to have counted the sleepers (it creates `go`): in a PID namespace they die
+# the moment this process exits, which would race the count.
+go = os.path.join(os.path.dirname(pids), "go")
+while not os.path.exists(go) and time.monotonic() < deadline:
+    time.sleep(0.01)
 if mode == "hang":
     time.sleep(120)
 """

@@ -94,7 +94,12 @@ async def test_output_flood_is_capped(any_rung: str, workspace: Path) -> None:
 
 
 async def test_output_cap_counts_stdout_and_stderr_together(any_rung: str, workspace: Path) -> None:
-    both = "import sys\nwhile True:\n    sys.stdout.write('o' * 4096)\n    sys.stderr.write('e' * 4096)"
+    both = """
+    import sys
+    while True:
+        sys.stdout.write("o" * 4096)
+        sys.stderr.write("e" * 4096)
+    """
     result = await select(any_rung).run(
         script(both), workspace, limits=Limits(output_bytes=50_000, wall_s=10)
     )

@@ -104,9 +104,7 @@ async def test_parent_secrets_are_not_inherited(
     assert "PATH=" in result.stdout
 
 
-async def test_seccomp_denies_ptrace(
-    sandbox: Sandbox, caps: Capabilities, workspace: Path
-) -> None:
+async def test_seccomp_denies_ptrace(sandbox: Sandbox, caps: Capabilities, workspace: Path) -> None:
     # PTRACE_TRACEME succeeds for any ordinary process; only the filter turns it into EPERM.
     traceme = """
     import ctypes
@@ -118,7 +116,9 @@ async def test_seccomp_denies_ptrace(
     assert result.stdout.split() == (["-1", "1"] if caps.seccomp else ["0", "0"])
 
 
-async def test_no_capabilities_inside(sandbox: Sandbox, caps: Capabilities, workspace: Path) -> None:
+async def test_no_capabilities_inside(
+    sandbox: Sandbox, caps: Capabilities, workspace: Path
+) -> None:
     if not caps.confines_writes:
         pytest.skip("the floor runs with the caller's privileges (documented)")
     result = await sandbox.run(["grep", "^CapEff", "/proc/self/status"], workspace)

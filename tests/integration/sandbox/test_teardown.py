@@ -41,6 +41,7 @@ async def test_daemons_and_forked_children_die_with_the_command(
     def on_output(text: str) -> None:
         if "ready" in text:
             seen_alive.append(len(sleepers(marker)))
+            (workspace / "go").touch()
 
     result = await select(any_rung).run(
         _tree_argv(marker, pids, mode), workspace, limits=Limits(wall_s=2), on_output=on_output
@@ -62,7 +63,10 @@ async def test_cancelling_the_awaiting_task_kills_the_tree(any_rung: str, worksp
 
     task = asyncio.create_task(
         select(any_rung).run(
-            _tree_argv(marker, pids, "hang"), workspace, limits=Limits(wall_s=30), on_output=on_output
+            _tree_argv(marker, pids, "hang"),
+            workspace,
+            limits=Limits(wall_s=30),
+            on_output=on_output,
         )
     )
     await asyncio.wait_for(ready.wait(), timeout=20)
