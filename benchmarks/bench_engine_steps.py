@@ -1,4 +1,4 @@
-"""Harness overhead per step: a 200-step scripted run with trivial tools, the trace on disk.
+"""Harness overhead per step: 200- and 1,000-step scripted runs with trivial tools, trace on disk.
 
 Prints figures; asserts nothing. The model answers instantly, so wall time over steps is the
 harness's own cost: building the request, dispatching a read, committing the step to SQLite.
@@ -21,19 +21,17 @@ from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
 
-STEPS = 200
 
-
-async def one_run(root: Path, db: Path) -> tuple[float, int]:
+async def one_run(root: Path, db: Path, steps: int) -> tuple[float, int]:
     turn = {"text": "step", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}
-    provider = ScriptedProvider(parse_scenario({"turns": [turn] * STEPS}))
+    provider = ScriptedProvider(parse_scenario({"turns": [turn] * steps}))
     events = 0
 
     def count(_: Event) -> None:
         nonlocal events
         events += 1
 
-    contract = TaskContract.workspace("bench", root, NoGate()).with_max_steps(STEPS)
+    contract = TaskContract.workspace("bench", root, NoGate()).with_max_steps(steps)
     async with Store.open(db) as store:
         started = time.perf_counter()
         result = await run(
@@ -45,29 +43,28 @@ async def one_run(root: Path, db: Path) -> tuple[float, int]:
             observers=[count],
         )
         elapsed = time.perf_counter() - started
-    assert result.steps == STEPS
+    assert result.steps == steps
     return elapsed, events
 
 
 def main() -> None:
-    """Run three times and print per-step figures."""
-    per_step = []
+    """Print per-step figures: three 200-step runs, then one 1,000-step run."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ws"
         root.mkdir()
         (root / "a.txt").write_text("hello\n" * 20)
-        for i in range(3):
-            elapsed, events = asyncio.run(one_run(root, Path(tmp) / f"trace{i}.db"))
-            per_step.append(elapsed / STEPS * 1000)
-            size = (Path(tmp) / f"trace{i}.db").stat().st_size
-    print(
-        f"engine: {STEPS}-step scripted run, trace on disk ({size / 1024:.0f} KiB), {events} events"
-    )
-    print(
-        f"engine: harness overhead per step: median {statistics.median(per_step):.2f} ms (runs: "
-        + ", ".join(f"{v:.2f}" for v in per_step)
-        + ")"
-    )
+        for steps, runs in ((200, 3), (1000, 1)):
+            per_step = []
+            for i in range(runs):
+                db = Path(tmp) / f"trace{steps}-{i}.db"
+                elapsed, events = asyncio.run(one_run(root, db, steps))
+                per_step.append(elapsed / steps * 1000)
+            size = db.stat().st_size / 1024
+            figures = ", ".join(f"{v:.2f}" for v in per_step)
+            print(
+                f"engine: {steps}-step run, trace {size:.0f} KiB, {events} events: harness overhead"
+                f" per step median {statistics.median(per_step):.2f} ms (runs: {figures})"
+            )
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ class Stop(Exception):
 
 async def drive(d: Drive, start: int) -> RunResult:
     """Run steps `start..max_steps`; return how the run ended (already recorded in the store)."""
+    d.first_step = start
     try:
         for n in range(start, d.contract.max_steps + 1):
             await _before_step(d, n)
@@ -72,7 +73,8 @@ async def _before_step(d: Drive, n: int) -> None:
 async def step(d: Drive, n: int) -> None:
     """One step: query, execute, commit, check."""
     d.bus.emit(ev.StepStarted(**_who(d), step=n))
-    staged = await d.store.staged_turn(d.run_id, n)
+    # Only the first step of a drive can have been staged by a drive that crashed.
+    staged = await d.store.staged_turn(d.run_id, n) if n == d.first_step else None
     if staged is None:
         completion = await query(d, n)
         await d.store.stage_turn(d.run_id, n, completion_to_dict(completion))

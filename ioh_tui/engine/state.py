@@ -42,5 +42,7 @@ class Drive:
     """Tokens of committed steps, across every drive of the run."""
     journal: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict)
     """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
+    first_step: int = 1
+    """The step this drive started at (the only one a crashed drive may have staged)."""
     gate_checked: bool = False
     """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""

@@ -18,6 +18,14 @@ MARKER_KEY = "IOH_SANDBOX_RUN"
 """Set to a per-run token on backends without a PID namespace, so that teardown can find
 descendants that left the process tree (setsid + parent exit) by their inherited environment."""
 
+INSIDE_ENV = {"TMPDIR": "/tmp"}
+"""Overrides inside a private mount namespace: temp files go to the private tmpfs.
+
+HOME keeps the parent's value on purpose: the home directory is visible (read-only, with
+credential stores masked), and toolchain launchers resolve from it. With HOME=/tmp, rustup's
+`rustc`/`cargo` proxies fail ("rustup could not choose a version"). Callers that want a throwaway
+HOME pass `env={"HOME": ...}`."""
+
 Rlimit = tuple[int, int, int]
 """(resource, soft, hard) as passed to `resource.setrlimit`."""
 

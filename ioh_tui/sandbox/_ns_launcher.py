@@ -9,8 +9,9 @@ mount and PID namespaces created by util-linux `unshare`, as PID 1, and:
 2. mounts private tmpfs on /tmp and /dev/shm;
 3. binds the working directory and the writable roots back read-write (through O_PATH
    descriptors opened before /tmp was covered, so a workspace under /tmp is still reachable);
-4. brings the namespace's loopback up (so a test suite can use its own 127.0.0.1);
-5. forks the payload, which drops every capability, installs the seccomp deny-list and execs ARGV
+4. masks the credential stores `_masks` lists;
+5. brings the namespace's loopback up (so a test suite can use its own 127.0.0.1);
+6. forks the payload, which drops every capability, installs the seccomp deny-list and execs ARGV
    (never through a shell); PID 1 stays behind to reap orphans and reports the payload's status
    as its exit status (128 + signal for a signal death). When PID 1 exits, the kernel kills every
    process left in the namespace.
@@ -37,6 +38,7 @@ _AT_FDCWD = -100
 _AT_RECURSIVE = 0x8000
 _MOUNT_ATTR_RDONLY = 0x1
 _SYS_MOUNT_SETATTR = 442  # the same number on every architecture (new syscalls are unified)
+_MS_RDONLY = 0x1
 _MS_NOSUID = 0x2
 _MS_NODEV = 0x4
 _MS_BIND = 0x1000
@@ -96,7 +98,9 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     _check(res, f"mount {target}")
 
 
-def _setup_mounts(cwd: str, writable: list[str]) -> None:
+def _setup_mounts(
+    cwd: str, writable: list[str], mask_dirs: list[str], mask_files: list[str]
+) -> None:
     # Parents first, so a nested writable root is bound on top of its parent's bind.
     roots = sorted(dict.fromkeys([cwd, *writable]), key=lambda p: p.count("/"))
     handles = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in roots]
@@ -110,6 +114,11 @@ def _setup_mounts(cwd: str, writable: list[str]) -> None:
         _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND, None)
         _setattr(path, 0, 0, _MOUNT_ATTR_RDONLY)
         os.close(fd)
+    # Credential stores: an empty read-only tmpfs over directories, /dev/null over files.
+    for path in mask_dirs:
+        _mount("tmpfs", path, "tmpfs", private | _MS_RDONLY, "mode=0700,size=4k")
+    for path in mask_files:
+        _mount("/dev/null", path, None, _MS_BIND, None)
 
 
 def _loopback_up() -> None:
@@ -172,7 +181,7 @@ def main() -> None:
     argv = sys.argv[3:]
     seccomp = bytes.fromhex(config["seccomp"]) if config.get("seccomp") else None
     try:
-        _setup_mounts(config["cwd"], config["writable"])
+        _setup_mounts(config["cwd"], config["writable"], config["mask_dirs"], config["mask_files"])
         if config.get("loopback"):
             _loopback_up()
         os.chdir(config["cwd"])

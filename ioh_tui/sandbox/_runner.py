@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import shutil
@@ -33,6 +34,8 @@ _DRAIN_S = 0.5
 """How long to keep reading after the tree is dead. Pipes close when the last holder dies, so this
 only matters if something we could not see still holds one; we never wait longer for it."""
 
+
+_log = logging.getLogger(__name__)
 
 _MEMORY_ERROR = re.compile(
     rb"MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|"
@@ -108,7 +111,7 @@ async def run_capped(
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"{backend}: cannot start {argv[0]!r}: {exc}") from exc
 
-    tree = ProcessTree(transport.get_pid(), marker)
+    tree = ProcessTree(transport.get_pid(), marker, wrapped=launch.wrapped)
     try:
         cap = await _supervise(tree, capture, limits)
     except BaseException:
@@ -168,7 +171,13 @@ async def _watch(
     """Sample the tree every POLL_S; trip the memory or CPU cap when the tree's total passes it."""
     memory = limits.memory_mb * 1024 * 1024 if limits.memory_mb is not None else None
     while True:
-        rss, cpu = await asyncio.to_thread(tree.sample)
+        try:
+            rss, cpu = await asyncio.to_thread(tree.sample)
+        except Exception:
+            # Keep enforcing: one failed sample must not switch the caps off for this command.
+            _log.exception("process tree sample failed")
+            await asyncio.sleep(POLL_S)
+            continue
         if memory is not None and rss > memory:
             state["cap"] = "memory"
         elif limits.cpu_s is not None and cpu > limits.cpu_s:

@@ -29,7 +29,9 @@ def _alive(proc: psutil.Process) -> bool:
 class ProcessTree:
     """The leader, its descendants, and every descendant ever seen (escapees keep counting)."""
 
-    def __init__(self, leader_pid: int, marker: tuple[str, str] | None) -> None:
+    def __init__(
+        self, leader_pid: int, marker: tuple[str, str] | None, *, wrapped: bool = False
+    ) -> None:
         """Start tracking.
 
         Args:
@@ -37,9 +39,12 @@ class ProcessTree:
             marker: (variable, token) placed in the command's environment, used at kill time to
                 find descendants that left the tree before any sample saw them; None when a PID
                 namespace already guarantees that nothing outlives the leader's namespace.
+            wrapped: the leader and its direct children are the backend's wrapper (bwrap and its
+                namespace init, or unshare and the launcher); their memory is not the command's.
         """
         self.leader_pid = leader_pid
         self._marker = marker
+        self._wrapped = wrapped
         self._since = time.time() - 1.0
         self._seen: dict[int, psutil.Process] = {}
         try:
@@ -76,10 +81,12 @@ class ProcessTree:
         """
         rss = 0
         cpu = 0.0
+        wrappers = self._wrappers()
         for proc in self.members():
             try:
                 with proc.oneshot():
-                    rss += proc.memory_info().rss
+                    if proc.pid not in wrappers:
+                        rss += proc.memory_info().rss
                     times = proc.cpu_times()
             except psutil.Error:
                 continue
@@ -87,6 +94,14 @@ class ProcessTree:
         self.peak_rss = max(self.peak_rss, rss)
         self.cpu_s = max(self.cpu_s, cpu)
         return rss, cpu
+
+    def _wrappers(self) -> set[int]:
+        if not self._wrapped or self._leader is None:
+            return set()
+        try:
+            return {self.leader_pid, *(c.pid for c in self._leader.children())}
+        except psutil.Error:
+            return {self.leader_pid}
 
     def _marked(self, known: set[int]) -> list[psutil.Process]:
         if self._marker is None:

@@ -9,7 +9,8 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
+from ioh_tui.sandbox._env import INSIDE_ENV, rlimits_for, scrubbed_env
+from ioh_tui.sandbox._masks import secret_paths
 from ioh_tui.sandbox._runner import (
     Launch,
     check_argv,
@@ -23,9 +24,6 @@ from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 _EXEC_FAILED = "bwrap: execvp "
 """bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
-
-INSIDE_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp"}
-"""HOME and TMPDIR point at the private tmpfs, the only writable place besides the workspace."""
 
 
 class BwrapSandbox:
@@ -57,6 +55,11 @@ class BwrapSandbox:
         # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
         for path in _bind_order(cwd, writable):
             opts += ["--bind", str(path), str(path)]
+        dirs, files = secret_paths([cwd, *writable])
+        for secret in dirs:
+            opts += ["--tmpfs", secret, "--remount-ro", secret]
+        for secret in files:
+            opts += ["--ro-bind", "/dev/null", secret]
         opts += ["--chdir", str(cwd), "--clearenv"]
         for key, value in env.items():
             opts += ["--setenv", key, value]

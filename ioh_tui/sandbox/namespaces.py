@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ioh_tui.core.errors import SandboxError
 from ioh_tui.sandbox import _ns_launcher
-from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
+from ioh_tui.sandbox._env import INSIDE_ENV, rlimits_for, scrubbed_env
+from ioh_tui.sandbox._masks import secret_paths
 from ioh_tui.sandbox._runner import (
     Launch,
     check_argv,
@@ -23,9 +24,6 @@ from ioh_tui.sandbox._runner import (
 )
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
-
-INSIDE_ENV = {"HOME": "/tmp", "TMPDIR": "/tmp"}
-"""HOME and TMPDIR point at the private tmpfs, the only writable place besides the workspace."""
 
 _LAUNCHER = Path(_ns_launcher.__file__).resolve()
 _EXEC_FAILED = "ioh-sandbox: exec "
@@ -71,9 +69,12 @@ class NamespacesSandbox:
         The payload follows `--` as separate arguments; it is never interpolated into any script.
         """
         program = deny_list_program()
+        dirs, files = secret_paths([cwd, *writable])
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],
+            "mask_dirs": dirs,
+            "mask_files": files,
             "loopback": not network,
             "seccomp": program.hex() if program else None,
         }

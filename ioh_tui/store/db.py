@@ -285,8 +285,8 @@ class Store:
                     commit.cost_usd,
                 ),
             )
-            await self._write_messages(commit.run_id, commit.step, commit.messages)
-            await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls)
+            await self._write_messages(commit.run_id, commit.step, commit.messages, base=0)
+            await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls, base=0)
             await db.execute(
                 "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
                 (commit.run_id, commit.step),
@@ -329,12 +329,14 @@ class Store:
             raise
 
     async def _write_messages(
-        self, run_id: int, step: int, messages: Sequence[dict[str, Any]]
+        self, run_id: int, step: int, messages: Sequence[dict[str, Any]], base: int | None = None
     ) -> None:
-        base = await self._scalar(
-            "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE run_id = ? AND step = ?",
-            (run_id, step),
-        )
+        """Insert transcript rows after the step's last (`base` 0 for a new step saves a query)."""
+        if base is None:
+            base = await self._scalar(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE run_id = ? AND step = ?",
+                (run_id, step),
+            )
         await self._db.executemany(
             "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id)"
             " VALUES (?,?,?,?,?,?,?)",
@@ -353,12 +355,13 @@ class Store:
         )
 
     async def _write_tool_calls(
-        self, run_id: int, step: int, calls: Sequence[dict[str, Any]]
+        self, run_id: int, step: int, calls: Sequence[dict[str, Any]], base: int | None = None
     ) -> None:
-        base = await self._scalar(
-            "SELECT COALESCE(MAX(seq), -1) + 1 FROM tool_calls WHERE run_id = ? AND step = ?",
-            (run_id, step),
-        )
+        if base is None:
+            base = await self._scalar(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM tool_calls WHERE run_id = ? AND step = ?",
+                (run_id, step),
+            )
         await self._db.executemany(
             "INSERT INTO tool_calls (run_id, step, seq, call_id, name, arguments, ok, refused,"
             " summary, output) VALUES (?,?,?,?,?,?,?,?,?,?)",

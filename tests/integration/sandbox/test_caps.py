@@ -26,6 +26,17 @@ async def test_memory_bomb_is_killed(any_rung: str, workspace: Path) -> None:
     assert result.duration_ms < 10_000
 
 
+async def test_staying_under_the_caps_runs_to_completion(any_rung: str, workspace: Path) -> None:
+    # ~30 MiB touched under a 64 MiB cap; wrapper processes (bwrap, unshare, the launcher) do not
+    # count against the command's memory.
+    result = await select(any_rung).run(
+        script("buf = b'x' * (30 << 20); print(len(buf))"),
+        workspace,
+        limits=Limits(memory_mb=64, cpu_s=5, wall_s=20),
+    )
+    assert (result.exit_code, result.cap_hit, result.stdout) == (0, None, f"{30 << 20}\n")
+
+
 async def test_one_huge_allocation_hits_the_address_space_backstop(
     any_rung: str, workspace: Path
 ) -> None:

@@ -133,3 +133,24 @@ async def test_host_processes_are_invisible(
     )
     # In a PID namespace the harness's pid is not ours to signal (it may not even exist there).
     assert (result.exit_code == 0) is not caps.pid_namespace
+
+
+async def test_credential_stores_are_masked(
+    sandbox: Sandbox,
+    caps: Capabilities,
+    workspace: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_test").write_text("PRIVATE-KEY")
+    (home / ".netrc").write_text("machine x password NETRC-PASSWORD")
+    (home / "notes.txt").write_text("ordinary")
+    monkeypatch.setenv("HOME", str(home))
+    result = await sandbox.run(
+        ["sh", "-c", 'cat "$HOME/.ssh/id_test" "$HOME/.netrc" "$HOME/notes.txt"'], workspace
+    )
+    assert "ordinary" in result.stdout  # HOME itself stays readable (toolchains live there)
+    leaked = "PRIVATE-KEY" in result.stdout or "NETRC-PASSWORD" in result.stdout
+    assert leaked is not caps.confines_writes  # the floor cannot hide files (documented)

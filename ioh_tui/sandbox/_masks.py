@@ -1,0 +1,58 @@
+"""Credential locations hidden inside the mount-namespace backends.
+
+The bubblewrap and namespaces backends show the whole filesystem read-only, so without masking a
+command could print `~/.ssh/id_ed25519` into its output, which goes to the model. These well-known
+credential stores are covered (directories by an empty read-only tmpfs, files by /dev/null).
+Anything not on this list is still readable: see docs/sandbox.md.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+SECRET_DIRS = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".kube",
+    ".docker",
+    ".password-store",
+    ".config/gh",
+    ".config/gcloud",
+)
+SECRET_FILES = (
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".config/git/credentials",
+)
+
+
+def secret_paths(keep: Sequence[Path]) -> tuple[list[str], list[str]]:
+    """(directories, files) under the parent's HOME to hide; only those that exist.
+
+    Args:
+        keep: the working directory and writable roots; a mask that would cover one of them is
+            skipped (hiding the workspace would break the command, and it is the caller's choice).
+
+    Returns:
+        Real (symlink-free) paths, so the mount lands on the actual store.
+    """
+    home = os.environ.get("HOME")
+    if not home or not os.path.isabs(home):
+        return [], []
+    dirs: list[str] = []
+    files: list[str] = []
+    for names, is_dir, out in ((SECRET_DIRS, True, dirs), (SECRET_FILES, False, files)):
+        for name in names:
+            real = Path(os.path.realpath(os.path.join(home, name)))
+            exists = real.is_dir() if is_dir else real.is_file()
+            if exists and not any(k == real or real in k.parents for k in keep):
+                out.append(str(real))
+    return dirs, files
