@@ -131,9 +131,48 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    try:
-        from ioh_tui.tui.launch import launch
-    except ImportError as exc:  # pragma: no cover - the app is part of the package
-        raise ConfigError(f"the app cannot start: {exc}") from None
-    status: int = launch(args)
-    return status
+    from ioh_tui.cli.options import (
+        budget_overrides,
+        build_contract,
+        build_policy,
+        build_provider,
+        build_sandbox,
+        store_path,
+    )
+    from ioh_tui.engine import check_contract
+    from ioh_tui.policy import Decision
+    from ioh_tui.tui.launch import LaunchSpec, launch
+
+    store = store_path(args)
+    if args.command == "run":
+        contract, contract_policy = build_contract(args)
+        check_contract(contract)
+        spec = LaunchSpec(
+            store,
+            "run",
+            contract=contract,
+            provider=build_provider(args, contract.max_retries),
+            policy=build_policy(args, contract_policy),
+            sandbox=build_sandbox(args),
+        )
+    elif args.command == "resume":
+        decision = None
+        if args.decide == "approve":
+            decision = Decision.approve()
+        elif args.decide == "deny":
+            decision = Decision.deny(args.reason or "denied by the operator")
+        spec = LaunchSpec(
+            store,
+            "resume",
+            provider=build_provider(args, 2),
+            policy=build_policy(args, None) if args.policy else None,
+            sandbox=build_sandbox(args),
+            run_id=args.run_id,
+            decision=decision,
+            overrides=budget_overrides(args) or None,
+        )
+    elif args.command == "demo":
+        spec = LaunchSpec(store, "demo")
+    else:
+        spec = LaunchSpec(store, "start")
+    return launch(spec)

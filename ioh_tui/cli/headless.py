@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ioh_tui.cli.options import (
     budget_overrides,
+    build_containment,
     build_contract,
     build_policy,
     build_provider,
@@ -20,7 +21,15 @@ from ioh_tui.cli.options import (
 )
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import CancelToken, RunResult, TaskContract, check_contract, resume, run
+from ioh_tui.engine import (
+    CancelToken,
+    RunResult,
+    TaskContract,
+    check_contract,
+    resume,
+    run,
+    run_tree,
+)
 from ioh_tui.engine.bus import Observer
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.store import Store
@@ -123,6 +132,22 @@ def exec_command(args: argparse.Namespace) -> int:
     policy = build_policy(args, contract_policy)
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
+    containment = build_containment(args)
+    if containment is not None:
+        return _run_headless(
+            lambda store, cancel: run_tree(
+                contract,
+                provider,
+                store=store,
+                containment=containment,
+                policy=policy,
+                approver=approver_for(args.on_approval),
+                sandbox=sandbox,
+                observers=_observers(args.json),
+                cancel=cancel,
+            ),
+            args,
+        )
     return _run_headless(
         lambda store, cancel: run(
             contract,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import TaskContract, load_contract_file
+from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
 from ioh_tui.providers.base import Provider
@@ -195,6 +195,19 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
         scenario=args.scenario,
         max_retries=max_retries,
     )
+
+
+def build_containment(args: argparse.Namespace) -> Containment | None:
+    """A tree's containment when any of its options is given (that enables `spawn_agent`)."""
+    given = {
+        "max_total_agents": args.max_agents,
+        "max_concurrent": args.max_concurrent,
+        "max_depth": args.max_depth,
+        "max_total_tokens": args.tree_token_budget,
+    }
+    if all(v is None for v in given.values()):
+        return None
+    return Containment(**{k: v for k, v in given.items() if v is not None})
 
 
 def build_sandbox(args: argparse.Namespace) -> Sandbox:

@@ -190,6 +190,20 @@ class AgentFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class TreeStatus(Event):
+    """The fleet's counts and the tree-wide token ledger, after any change."""
+
+    kind: ClassVar[str] = "tree_status"
+    agents: int
+    """Agents created so far, root included."""
+    working: int
+    queued: int
+    done: int
+    tokens: int
+    token_ceiling: int | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class VerificationStarted(Event):
     """The success criterion is being checked."""
 
@@ -235,6 +249,7 @@ EngineEvent = (
     | StepFinished
     | AgentSpawned
     | AgentFinished
+    | TreeStatus
     | VerificationStarted
     | VerificationFinished
     | RunFinished
@@ -257,6 +272,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         StepFinished,
         AgentSpawned,
         AgentFinished,
+        TreeStatus,
         VerificationStarted,
         VerificationFinished,
         RunFinished,

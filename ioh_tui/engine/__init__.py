@@ -1,6 +1,6 @@
 """The agent loop: from a task contract to a checked result. Never imports Textual."""
 
-from ioh_tui.engine.api import check_contract, resume, resume_with_decision, run
+from ioh_tui.engine.api import check_contract, resume, resume_with_decision, run, run_tree
 from ioh_tui.engine.bus import EventBus, Observer
 from ioh_tui.engine.cancel import CancelToken, RunCancelled
 from ioh_tui.engine.contract import (
@@ -10,11 +10,13 @@ from ioh_tui.engine.contract import (
     TaskContract,
     load_contract_file,
 )
+from ioh_tui.engine.tree import Containment
 
 __all__ = [
     "EXIT_STATUS",
     "OUTCOMES",
     "CancelToken",
+    "Containment",
     "EventBus",
     "Observer",
     "RunCancelled",
@@ -25,4 +27,5 @@ __all__ = [
     "resume",
     "resume_with_decision",
     "run",
+    "run_tree",
 ]

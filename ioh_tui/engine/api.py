@@ -10,7 +10,7 @@ import itertools
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from ioh_tui.core import events as ev
@@ -22,13 +22,23 @@ from ioh_tui.engine.cancel import CancelToken, RunCancelled
 from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract
 from ioh_tui.engine.gate import GateState, Preset
 from ioh_tui.engine.ids import Who
-from ioh_tui.engine.loop import Stop, after_step, drive, execute_tools, finish
+from ioh_tui.engine.loop import (
+    Stop,
+    after_step,
+    drive,
+    execute_tools,
+    finish,
+    recheck_then_drive,
+)
 from ioh_tui.engine.state import Drive
+from ioh_tui.engine.tree import Containment, Tree
 from ioh_tui.policy import ApprovalRequest, Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.store import Store
+from ioh_tui.toolchain import detect
 from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, ToolSet, Workspace
+from ioh_tui.tools.registry import TREE_TOOLS
 
 LEASE_TTL_S = 1800.0
 _owner_seq = itertools.count(1)
@@ -90,6 +100,50 @@ async def run(
     return await _driven(d, start=1, resumed_from=None)
 
 
+async def run_tree(
+    contract: TaskContract,
+    provider: Provider,
+    *,
+    store: Store,
+    containment: Containment,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+) -> RunResult:
+    """Run a contract whose agent may spawn sub-agents, all under one `Containment`.
+
+    The tree's run ends when every agent has ended; its outcome is the root's.
+    """
+    check_contract(contract)
+    if contract.mode != "workspace":
+        raise ConfigError("a sub-agent tree works over a workspace, not a single file")
+    policy = policy or Policy.default()
+    sandbox = sandbox or _default_sandbox()
+    stored = {**contract.to_dict(), "containment": asdict(containment)}
+    run_id = await store.start_run(
+        goal=contract.goal,
+        mode=contract.mode,
+        root=str(contract.root),
+        subject=None,
+        contract=stored,
+        provider=provider.name,
+        model=provider.model,
+        sandbox=sandbox.backend,
+    )
+    await store.set_policy(run_id, policy.to_json())
+    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
+    _make_tree(d, containment)
+    return await _driven(d, start=1, resumed_from=None)
+
+
+def _make_tree(d: Drive, containment: Containment, *, agents: int = 0, spent: int = 0) -> None:
+    d.tree = Tree(containment, d.run_id, agents=agents, spent=spent)
+    d.tools = ToolSet(TREE_TOOLS)
+    d.who = Who(d.run_id, d.run_id, None)  # a tree's events name their agent, the root included
+
+
 async def resume(
     run_id: int,
     provider: Provider,
@@ -138,7 +192,15 @@ async def resume(
         run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend
     )
     d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
-    d.history = [_message(m) for m in await store.messages(run_id)]
+    if "containment" in row.contract:
+        tree_rows = await store.tree(run_id)
+        _make_tree(
+            d,
+            Containment(**row.contract["containment"]),
+            agents=len(tree_rows) - 1,  # sub-agents only
+            spent=await store.tree_tokens(run_id),
+        )
+    d.history = [transcript_message(m) for m in await store.messages(run_id)]
     d.tokens = row.tokens
     last = await store.last_step(run_id)
     for attempt in await store.attempts(run_id, step=last + 1):
@@ -175,6 +237,8 @@ def _drive(
 ) -> Drive:
     bus = EventBus(observers)
     tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
+    # Detected once per drive; single-file mode has no exec and no other files, so no project.
+    found = detect(contract.root) if contract.mode == "workspace" else None
     return Drive(
         run_id=run_id,
         contract=contract,
@@ -188,6 +252,8 @@ def _drive(
         tools=ToolSet(tools),
         workspace=Workspace.at(contract.root),
         who=Who(run_id),
+        toolchain=found,
+        project=found.describe() if found is not None else None,
     )
 
 
@@ -224,10 +290,7 @@ async def _driven(
         if pending is not None:
             return await _settle_pending(d, pending, decision)
         if recheck:
-            try:
-                await after_step(d, start - 1, called=_last_called(d), changed=True)
-            except Stop as stop:
-                return await finish(d, stop)
+            return await recheck_then_drive(d, start)
         return await drive(d, start)
     except asyncio.CancelledError:
         await finish(
@@ -284,12 +347,6 @@ async def _settle_pending(
     return await drive(d, n + 1)
 
 
-def _last_called(d: Drive) -> bool:
-    """Whether the last committed step's model turn called a tool."""
-    last = next((m for m in reversed(d.history) if m.role == "assistant"), None)
-    return bool(last and last.tool_calls)
-
-
 def _request(d: Drive, row: dict[str, Any]) -> ApprovalRequest:
     return ApprovalRequest(
         act=Act(row["act"]),
@@ -307,7 +364,8 @@ def _request(d: Drive, row: dict[str, Any]) -> ApprovalRequest:
     )
 
 
-def _message(row: dict[str, Any]) -> Message:
+def transcript_message(row: dict[str, Any]) -> Message:
+    """A stored transcript row as the message a resumed drive sends again."""
     calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in row["tool_calls"])
     return Message(row["role"], row["content"], calls, row["tool_call_id"])
 

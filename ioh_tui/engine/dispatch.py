@@ -95,6 +95,7 @@ async def _run(
         exec_timeout_s=d.contract.exec_timeout_s,
         subject=d.contract.subject,
         on_output=on_output,
+        toolchain=d.toolchain,
     )
     attempt_id = None
     if tool is not None and tool.mutating:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ProviderError
@@ -32,6 +33,8 @@ from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
 from ioh_tui.store import StepCommit
+from ioh_tui.tools import ToolResult
+from ioh_tui.tools.registry import SPAWN_AGENT
 from ioh_tui.verification import NoGate
 
 
@@ -62,9 +65,24 @@ async def drive(d: Drive, start: int) -> RunResult:
         return await finish(d, Stop("cancelled", await d.store.last_step(d.run_id), str(exc)))
 
 
+async def recheck_then_drive(d: Drive, start: int) -> RunResult:
+    """Resume a crashed drive: the checks a crash cut, then the steps from `start`.
+
+    The checks are those after the last committed step (the gate among them).
+    """
+    last = next((m for m in reversed(d.history) if m.role == "assistant"), None)
+    try:
+        await after_step(d, start - 1, called=bool(last and last.tool_calls), changed=True)
+    except Stop as stop:
+        return await finish(d, stop)
+    return await drive(d, start)
+
+
 async def _before_step(d: Drive, n: int) -> None:
     if d.cancel.cancelled:
         raise Stop("cancelled", n - 1, d.cancel.reason)
+    if d.tree is not None and d.tree.halt_reason is not None:
+        raise Stop("cost_budget_exceeded", n - 1, d.tree.halt_reason)
     budget = d.contract.time_budget_s
     if budget is not None and await d.store.elapsed_s(d.run_id) > budget:
         raise Stop("time_budget_exceeded", n - 1, f"the {budget:g}s time budget is spent")
@@ -73,6 +91,9 @@ async def _before_step(d: Drive, n: int) -> None:
 async def step(d: Drive, n: int) -> None:
     """One step: query, execute, commit, check."""
     d.bus.emit(ev.StepStarted(**_who(d), step=n))
+    # Reports of detached children that finished since the last step reach the model now.
+    inbox = d.tree.reports(d) if d.tree is not None else []
+    d.history.extend(inbox)
     # Only the first step of a drive can have been staged by a drive that crashed.
     staged = await d.store.staged_turn(d.run_id, n) if n == d.first_step else None
     if staged is None:
@@ -83,7 +104,7 @@ async def step(d: Drive, n: int) -> None:
         _replay_text(d, n, completion)
     assistant = Message("assistant", completion.text, completion.tool_calls)
     results, rows, deferred, changed = await execute_tools(d, n, completion.tool_calls)
-    messages = [assistant, *results]
+    messages = [*inbox, assistant, *results]
     if not completion.tool_calls and not isinstance(d.contract.verification, NoGate):
         messages.append(Message("user", no_tool_call(n)))
     usage = completion.usage
@@ -107,7 +128,7 @@ async def step(d: Drive, n: int) -> None:
             lease_generation=d.lease_generation,
         )
     )
-    d.history.extend(messages)
+    d.history.extend(messages[len(inbox) :])
     d.tokens += step_tokens
     d.bus.emit(
         ev.StepFinished(
@@ -116,6 +137,11 @@ async def step(d: Drive, n: int) -> None:
     )
     if deferred is not None:
         raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
+    if d.tree is not None:
+        halted = d.tree.draw(step_tokens)
+        d.tree.status(d)
+        if halted is not None:
+            raise Stop("cost_budget_exceeded", n, halted)
     await after_step(d, n, called=bool(completion.tool_calls), changed=changed)
 
 
@@ -161,7 +187,7 @@ async def query(d: Drive, n: int) -> Completion:
     request = Request(
         (
             Message("system", system_prompt(d.contract)),
-            Message("user", task_block(d.contract)),
+            Message("user", task_block(d.contract, project=d.project)),
             *d.history,
         ),
         tools=d.tools.specs,
@@ -251,22 +277,57 @@ async def execute_tools(
     Returns the tool-result messages, the rows for the trace, the deferred request id (if any) and
     whether the workspace changed.
     """
+    done: list[tuple[ToolCall, ToolResult | Awaitable[ToolResult]]] = []
+    deferred = None
+    for position in range(first, len(calls)):
+        call = calls[position]
+        if call.name == SPAWN_AGENT and d.tree is not None:
+            # Every spawn of a step starts at once (slots permitting); reports fold back in order.
+            d.bus.emit(
+                ev.ToolCallStarted(
+                    **_who(d),
+                    step=n,
+                    call_id=call.id,
+                    name=call.name,
+                    arguments=dict(call.arguments),
+                )
+            )
+            done.append((call, d.tree.spawn(d, n, position, call)))
+            continue
+        result = await dispatch_call(d, n, position, call, preset if position == first else None)
+        if result.deferred is not None:
+            deferred = result.deferred
+            break
+        done.append((call, result))
     results: list[Message] = []
     rows: list[dict[str, object]] = []
     changed = False
-    for position in range(first, len(calls)):
-        call = calls[position]
-        result = await dispatch_call(d, n, position, call, preset if position == first else None)
-        if result.deferred is not None:
-            return results, rows, result.deferred, changed
+    for call, pending in done:
+        result = pending if isinstance(pending, ToolResult) else await d.cancel.guard(pending)
+        if call.name == SPAWN_AGENT:
+            d.bus.emit(
+                ev.ToolCallFinished(
+                    **_who(d),
+                    step=n,
+                    call_id=call.id,
+                    name=call.name,
+                    ok=result.ok,
+                    refused=result.refused,
+                    summary=result.summary,
+                    output=result.output,
+                )
+            )
+            changed = True  # a child may have changed the workspace
         changed = changed or result.changed
         results.append(Message("tool", result.output, tool_call_id=call.id))
         rows.append(tool_row(call, result))
-    return results, rows, None, changed
+    return results, rows, deferred, changed
 
 
 async def finish(d: Drive, stop: Stop) -> RunResult:
     """Record the outcome, announce it, and build the result."""
+    if d.tree is not None:
+        await d.tree.drain(d)
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
     await d.store.finish_run(d.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
     steps = await d.store.last_step(d.run_id)

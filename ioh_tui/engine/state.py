@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ioh_tui.core.transcript import Message
 from ioh_tui.engine.bus import EventBus
@@ -14,7 +15,11 @@ from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.store import Store
+from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
+
+if TYPE_CHECKING:
+    from ioh_tui.engine.tree import Tree
 
 
 @dataclass(slots=True)
@@ -42,7 +47,15 @@ class Drive:
     """Tokens of committed steps, across every drive of the run."""
     journal: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict)
     """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
+    tree: Tree | None = None
+    """The sub-agent tree this run belongs to (None: a flat run)."""
+    who_depth: int = 0
+    """Depth in the tree (the root is 0)."""
     first_step: int = 1
     """The step this drive started at (the only one a crashed drive may have staged)."""
     gate_checked: bool = False
     """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""
+    toolchain: Toolchain | None = None
+    """The workspace's detected project, once per drive (None: no marker, or single-file mode)."""
+    project: str | None = None
+    """`toolchain.describe()`: the `Project:` line of the task block, shown on every turn."""

@@ -237,8 +237,12 @@ class WireProvider:
                     if response.status_code != 200:
                         raise await self._http_error(response)
                     await _consume(response, assembler)
-        except (httpx.TimeoutException, TimeoutError) as exc:
-            raise ProviderError("timeout", self._describe(exc, "no data in time")) from None
+        except httpx.TimeoutException as exc:
+            silent = f"no data for {self._http_timeout.read}s"
+            raise ProviderError("timeout", self._describe(exc, silent)) from None
+        except TimeoutError as exc:
+            message = "the attempt ran out of time (its timeout or the run's deadline)"
+            raise ProviderError("timeout", self._describe(exc, message)) from None
         except httpx.HTTPError as exc:
             raise ProviderError("transport", self._describe(exc, "connection failed")) from None
         completion = assembler.finish()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import math
 import os
 import resource
+import signal
+import sys
 from collections.abc import Callable, Mapping
 
 from ioh_tui.sandbox.base import Limits
@@ -108,22 +112,42 @@ def rlimits_for(limits: Limits) -> list[Rlimit]:
     return out
 
 
-def rlimit_preexec(rlimits: list[Rlimit]) -> Callable[[], None] | None:
-    """A `preexec_fn` that applies `rlimits` in the forked child, or None when there are none.
+def child_setup(rlimits: list[Rlimit]) -> Callable[[], None]:
+    """The `preexec_fn` for every command: rlimits, and on Linux a parent-death signal.
+
+    The parent-death signal (SIGKILL when the harness dies) matters most for the namespaces
+    rung: `unshare --kill-child` then takes the whole PID namespace down with it. On the floor it
+    reaches only the leader; the sweep at teardown handles the rest while the harness lives.
 
     Why preexec_fn rather than a `prlimit` wrapper: it costs no extra exec per command and works
     wherever `resource` does. CPython documents preexec_fn as unsafe with threads because the child
-    may need a lock another thread held at fork. This closure only calls `resource.setrlimit`
-    (imported already, no allocation-heavy work), and spawns happen on the event-loop thread, which
-    holds the GIL across the fork, so no Python-level lock can be orphaned.
+    may need a lock another thread held at fork. This closure only calls `setrlimit` and `prctl`
+    (both resolved in the parent; nothing is imported or allocated of note in the child), and
+    spawns happen on the event-loop thread, which holds the GIL across the fork, so no
+    Python-level lock can be orphaned.
     """
-    if not rlimits:
-        return None
     frozen = tuple(rlimits)
     setrlimit = resource.setrlimit
+    prctl = _prctl()
 
     def apply() -> None:
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         for res, soft, hard in frozen:
             setrlimit(res, (soft, hard))
 
     return apply
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return prctl

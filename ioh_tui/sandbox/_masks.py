@@ -40,6 +40,8 @@ def secret_paths(keep: Sequence[Path]) -> tuple[list[str], list[str]]:
     Args:
         keep: the working directory and writable roots; a mask that would cover one of them is
             skipped (hiding the workspace would break the command, and it is the caller's choice).
+            A path under /tmp or /dev/shm is only masked when it lies inside one of them: the
+            rest of those trees is replaced by private tmpfs anyway, so it is not there to mask.
 
     Returns:
         Real (symlink-free) paths, so the mount lands on the actual store.
@@ -53,6 +55,9 @@ def secret_paths(keep: Sequence[Path]) -> tuple[list[str], list[str]]:
         for name in names:
             real = Path(os.path.realpath(os.path.join(home, name)))
             exists = real.is_dir() if is_dir else real.is_file()
-            if exists and not any(k == real or real in k.parents for k in keep):
+            covers_kept = any(k == real or real in k.parents for k in keep)
+            visible = not real.is_relative_to("/tmp") and not real.is_relative_to("/dev/shm")
+            visible = visible or any(real.is_relative_to(k) for k in keep)
+            if exists and visible and not covers_kept:
                 out.append(str(real))
     return dirs, files

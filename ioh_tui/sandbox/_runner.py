@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.sandbox._capture import Capture
-from ioh_tui.sandbox._env import MARKER_KEY, Rlimit, rlimit_preexec
+from ioh_tui.sandbox._env import MARKER_KEY, Rlimit, child_setup
 from ioh_tui.sandbox._tree import ProcessTree
 from ioh_tui.sandbox.base import CapHit, ExecResult, Limits, OutputSink
 
@@ -101,7 +101,7 @@ async def run_capped(
             cwd=launch.cwd,
             env=env,
             start_new_session=True,
-            preexec_fn=rlimit_preexec(list(launch.rlimits)),
+            preexec_fn=child_setup(list(launch.rlimits)),
             pass_fds=tuple(launch.pass_fds),
         )
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:

@@ -6,6 +6,7 @@ Writes are autocommitted one by one, except a step's commit, which is one transa
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sqlite3
@@ -74,6 +75,9 @@ class Store:
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:
         self._db = db
         self.path = path
+        # One connection serves every coroutine (a whole tree of agents): a transaction must not
+        # interleave with another coroutine's statements, which would join it.
+        self._lock = asyncio.Lock()
 
     @classmethod
     @asynccontextmanager
@@ -107,7 +111,7 @@ class Store:
                 f"store format {version} is newer than this ioh-tui understands ({SCHEMA_VERSION})"
             )
         for index in range(version, SCHEMA_VERSION):
-            await self._db.execute("BEGIN IMMEDIATE")
+            await self._db.execute("BEGIN IMMEDIATE")  # at open: nothing else uses the store yet
             for statement in _statements(MIGRATIONS[index]):
                 await self._db.execute(statement)
             await self._db.execute(f"PRAGMA user_version = {index + 1}")
@@ -125,8 +129,13 @@ class Store:
             rows = await cur.fetchall()
         return [dict(r) for r in rows]
 
+    async def _exec(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One write outside any transaction; returns the rows it changed."""
+        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
+            return int(cur.rowcount)
+
     async def _insert(self, sql: str, params: Iterable[Any]) -> int:
-        async with self._db.execute(sql, tuple(params)) as cur:
+        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
             rowid = cur.lastrowid
         assert rowid is not None
         return rowid
@@ -174,28 +183,32 @@ class Store:
             ),
         )
         if root_run_id is None:
-            await self._db.execute("UPDATE runs SET root_run_id = id WHERE id = ?", (run_id,))
+            await self._exec("UPDATE runs SET root_run_id = id WHERE id = ?", (run_id,))
         return run_id
 
     async def set_run_driver(
         self, run_id: int, *, provider: str, model: str | None, sandbox: str
     ) -> None:
         """Record which provider, model and sandbox drive the run now (a resume may change them)."""
-        await self._db.execute(
+        await self._exec(
             "UPDATE runs SET provider = ?, model = ?, sandbox = ?, status = 'running' WHERE id = ?",
             (provider, model, sandbox, run_id),
         )
 
+    async def set_agent_label(self, run_id: int, label: str) -> None:
+        """Name a sub-agent (its label appears in events, decisions and the tree view)."""
+        await self._exec("UPDATE runs SET agent_label = ? WHERE id = ?", (label, run_id))
+
     async def update_contract(self, run_id: int, contract: dict[str, Any]) -> None:
         """Replace the stored contract (a resume may raise its budgets)."""
-        await self._db.execute(
+        await self._exec(
             "UPDATE runs SET contract = ? WHERE id = ?",
             (json.dumps(contract, sort_keys=True), run_id),
         )
 
     async def finish_run(self, run_id: int, *, status: str, outcome: str, detail: str = "") -> None:
         """Record how the run ended (`status` is `completed` or `paused`)."""
-        await self._db.execute(
+        await self._exec(
             f"UPDATE runs SET status = ?, outcome = ?, detail = ?, finished_at = {NOW}"
             " WHERE id = ?",
             (status, outcome, detail, run_id),
@@ -260,45 +273,46 @@ class Store:
         With a lease, the generation is checked inside the transaction: a driver that lost its
         lease writes nothing and gets `ConflictError`.
         """
-        db = self._db
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            if commit.lease_owner is not None:
-                cur = await db.execute(
-                    f"UPDATE run_leases SET renewed_at = {NOW} WHERE run_id = ? AND owner = ?"
-                    " AND generation = ?",
-                    (commit.run_id, commit.lease_owner, commit.lease_generation),
+        async with self._lock:
+            db = self._db
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                if commit.lease_owner is not None:
+                    cur = await db.execute(
+                        f"UPDATE run_leases SET renewed_at = {NOW} WHERE run_id = ? AND owner = ?"
+                        " AND generation = ?",
+                        (commit.run_id, commit.lease_owner, commit.lease_generation),
+                    )
+                    if cur.rowcount != 1:
+                        raise ConflictError(commit.run_id, "another driver took over the lease")
+                await db.execute(
+                    "INSERT INTO steps (run_id, step, decision, tool_call, tokens, input_tokens,"
+                    " output_tokens, cost_usd) VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        commit.run_id,
+                        commit.step,
+                        commit.decision,
+                        commit.tool_call,
+                        commit.input_tokens + commit.output_tokens,
+                        commit.input_tokens,
+                        commit.output_tokens,
+                        commit.cost_usd,
+                    ),
                 )
-                if cur.rowcount != 1:
-                    raise ConflictError(commit.run_id, "another driver took over the lease")
-            await db.execute(
-                "INSERT INTO steps (run_id, step, decision, tool_call, tokens, input_tokens,"
-                " output_tokens, cost_usd) VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    commit.run_id,
-                    commit.step,
-                    commit.decision,
-                    commit.tool_call,
-                    commit.input_tokens + commit.output_tokens,
-                    commit.input_tokens,
-                    commit.output_tokens,
-                    commit.cost_usd,
-                ),
-            )
-            await self._write_messages(commit.run_id, commit.step, commit.messages, base=0)
-            await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls, base=0)
-            await db.execute(
-                "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
-                (commit.run_id, commit.step),
-            )
-            await db.execute("COMMIT")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
+                await self._write_messages(commit.run_id, commit.step, commit.messages, base=0)
+                await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls, base=0)
+                await db.execute(
+                    "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
+                    (commit.run_id, commit.step),
+                )
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
 
     async def stage_turn(self, run_id: int, step: int, completion: dict[str, Any]) -> None:
         """Keep a model turn before its tools run: a resumed step reuses it, never re-asks."""
-        await self._db.execute(
+        await self._exec(
             "INSERT OR REPLACE INTO staged_turns (run_id, step, completion) VALUES (?,?,?)",
             (run_id, step, json.dumps(completion)),
         )
@@ -318,15 +332,16 @@ class Store:
         tool_calls: Sequence[dict[str, Any]],
     ) -> None:
         """Add messages and tool calls to a committed step (a paused step's answers), atomically."""
-        db = self._db
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            await self._write_messages(run_id, step, messages)
-            await self._write_tool_calls(run_id, step, tool_calls)
-            await db.execute("COMMIT")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
+        async with self._lock:
+            db = self._db
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await self._write_messages(run_id, step, messages)
+                await self._write_tool_calls(run_id, step, tool_calls)
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
 
     async def _write_messages(
         self, run_id: int, step: int, messages: Sequence[dict[str, Any]], base: int | None = None
@@ -422,7 +437,7 @@ class Store:
 
     async def note_intent(self, attempt_id: int, intent: dict[str, Any]) -> None:
         """Record what a journalled call is about to do (so a resume can tell whether it did)."""
-        await self._db.execute(
+        await self._exec(
             "UPDATE tool_attempts SET intent = ? WHERE id = ?", (json.dumps(intent), attempt_id)
         )
 
@@ -430,7 +445,7 @@ class Store:
         self, attempt_id: int, result: dict[str, Any], resolution: str = "ran"
     ) -> None:
         """Record that a journalled call finished, with its result."""
-        await self._db.execute(
+        await self._exec(
             f"UPDATE tool_attempts SET completed_at = {NOW}, result = ?, resolution = ?"
             " WHERE id = ?",
             (json.dumps(result), resolution, attempt_id),
@@ -456,7 +471,7 @@ class Store:
         self, run_id: int, agent_id: int | None, step: int | None, kind: str, data: dict[str, Any]
     ) -> None:
         """Append one engine event to the run's event log."""
-        await self._db.execute(
+        await self._exec(
             "INSERT INTO events (run_id, agent_id, step, kind, json) VALUES (?,?,?,?,?)",
             (run_id, agent_id, step, kind, json.dumps(data)),
         )
@@ -474,7 +489,7 @@ class Store:
     async def add_provider_call(self, run_id: int, step: int, row: dict[str, Any]) -> None:
         """One accounting row per model-call attempt."""
         cols = ["run_id", "step", *row]
-        await self._db.execute(
+        await self._exec(
             f"INSERT INTO provider_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
             (run_id, step, *row.values()),
         )
@@ -489,7 +504,7 @@ class Store:
         self, run_id: int, step: int, criterion: str, status: str, detail: str
     ) -> None:
         """Record one evaluation of the success criterion."""
-        await self._db.execute(
+        await self._exec(
             "INSERT INTO gate_attempts (run_id, step, criterion, status, detail)"
             " VALUES (?,?,?,?,?)",
             (run_id, step, criterion, status, detail),
@@ -505,7 +520,7 @@ class Store:
         self, run_id: int, step: int, kind: str, backend: str, detail: str
     ) -> None:
         """Record a sandbox lifecycle fact (create, exec, cap_hit, destroy)."""
-        await self._db.execute(
+        await self._exec(
             "INSERT INTO sandbox_events (run_id, step, kind, backend, detail) VALUES (?,?,?,?,?)",
             (run_id, step, kind, backend, detail),
         )
@@ -520,7 +535,7 @@ class Store:
 
     async def set_policy(self, run_id: int, policy_json: str) -> None:
         """Record the policy the run is driven under."""
-        await self._db.execute(
+        await self._exec(
             "INSERT OR REPLACE INTO run_policies (run_id, policy) VALUES (?, ?)",
             (run_id, policy_json),
         )
@@ -546,7 +561,7 @@ class Store:
         source: str | None = None,
     ) -> None:
         """Record a refusal or a decision."""
-        await self._db.execute(
+        await self._exec(
             "INSERT INTO policy_events"
             " (run_id, step, kind, act, target, rule, layer, decision, source)"
             " VALUES (?,?,?,?,?,?,?,?,?)",
@@ -579,7 +594,7 @@ class Store:
         remembered: Sequence[str] = (),
     ) -> bool:
         """Answer a pending request; True only for the one caller whose answer landed."""
-        cur = await self._db.execute(
+        changed = await self._exec(
             f"UPDATE approvals SET status = ?, decided_by = ?, reason = ?, performed_target = ?,"
             f" performed_content = ?, remembered = ?, resolved_at = {NOW}"
             " WHERE id = ? AND status = 'pending'",
@@ -593,7 +608,7 @@ class Store:
                 request_id,
             ),
         )
-        return cur.rowcount == 1
+        return changed == 1
 
     async def approval(self, request_id: int) -> dict[str, Any] | None:
         """One request with its resolution."""
@@ -613,50 +628,83 @@ class Store:
             sql += " AND a.status = 'pending'"
         return await self._rows(sql + " ORDER BY a.id", params)
 
+    # -- sub-agent trees ----------------------------------------------------------------------
+
+    async def add_spawn(
+        self, parent_run_id: int, step: int, seq: int, child_run_id: int, goal: str, detached: bool
+    ) -> None:
+        """Record which call of which parent step made a child (a resume adopts it)."""
+        await self._exec(
+            "INSERT OR IGNORE INTO spawns (parent_run_id, step, seq, child_run_id, goal, detached)"
+            " VALUES (?,?,?,?,?,?)",
+            (parent_run_id, step, seq, child_run_id, goal, int(detached)),
+        )
+
+    async def spawned(self, parent_run_id: int, step: int, seq: int) -> int | None:
+        """The child a parent's call made, if it made one."""
+        value = await self._scalar(
+            "SELECT child_run_id FROM spawns WHERE parent_run_id = ? AND step = ? AND seq = ?",
+            (parent_run_id, step, seq),
+        )
+        return None if value is None else int(value)
+
+    async def tree(self, root_run_id: int) -> list[RunRow]:
+        """Every run of a tree (the root and all its sub-agents), in creation order."""
+        return await self._run_rows("WHERE r.root_run_id = ? ORDER BY r.id", (root_run_id,))
+
+    async def tree_tokens(self, root_run_id: int) -> int:
+        """Tokens of every committed step in a tree."""
+        value = await self._scalar(
+            "SELECT COALESCE(SUM(s.tokens), 0) FROM steps s JOIN runs r ON r.id = s.run_id"
+            " WHERE r.root_run_id = ?",
+            (root_run_id,),
+        )
+        return int(value)
+
     # -- leases: one driver per run -----------------------------------------------------------
 
     async def acquire_lease(self, run_id: int, owner: str, ttl_s: float) -> int:
         """Take the run's lease (or take over a dead or expired owner's); return the generation."""
-        db = self._db
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            rows = await self._rows(
-                "SELECT owner, generation, (julianday('now') - julianday(renewed_at)) * 86400.0"
-                " AS age, ttl_s FROM run_leases WHERE run_id = ?",
-                (run_id,),
-            )
-            if not rows:
-                generation = 1
-                await db.execute(
-                    "INSERT INTO run_leases (run_id, owner, generation, ttl_s) VALUES (?,?,?,?)",
-                    (run_id, owner, generation, ttl_s),
+        async with self._lock:
+            db = self._db
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                rows = await self._rows(
+                    "SELECT owner, generation, (julianday('now') - julianday(renewed_at)) * 86400.0"
+                    " AS age, ttl_s FROM run_leases WHERE run_id = ?",
+                    (run_id,),
                 )
-            else:
-                row = rows[0]
-                live = (
-                    row["owner"] != owner
-                    and row["age"] < row["ttl_s"]
-                    and _owner_alive(row["owner"])
-                )
-                if live:
-                    raise ConflictError(run_id, row["owner"])
-                generation = row["generation"] + (row["owner"] != owner)
-                await db.execute(
-                    f"UPDATE run_leases SET owner = ?, generation = ?, acquired_at = {NOW},"
-                    f" renewed_at = {NOW}, ttl_s = ? WHERE run_id = ?",
-                    (owner, generation, ttl_s, run_id),
-                )
-            await db.execute("COMMIT")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
-        return int(generation)
+                if not rows:
+                    generation = 1
+                    await db.execute(
+                        "INSERT INTO run_leases (run_id, owner, generation, ttl_s)"
+                        " VALUES (?,?,?,?)",
+                        (run_id, owner, generation, ttl_s),
+                    )
+                else:
+                    row = rows[0]
+                    live = (
+                        row["owner"] != owner
+                        and row["age"] < row["ttl_s"]
+                        and _owner_alive(row["owner"])
+                    )
+                    if live:
+                        raise ConflictError(run_id, row["owner"])
+                    generation = row["generation"] + (row["owner"] != owner)
+                    await db.execute(
+                        f"UPDATE run_leases SET owner = ?, generation = ?, acquired_at = {NOW},"
+                        f" renewed_at = {NOW}, ttl_s = ? WHERE run_id = ?",
+                        (owner, generation, ttl_s, run_id),
+                    )
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+            return int(generation)
 
     async def release_lease(self, run_id: int, owner: str) -> None:
         """Give the lease back (only if we still hold it)."""
-        await self._db.execute(
-            "DELETE FROM run_leases WHERE run_id = ? AND owner = ?", (run_id, owner)
-        )
+        await self._exec("DELETE FROM run_leases WHERE run_id = ? AND owner = ?", (run_id, owner))
 
 
 def _owner_alive(owner: str) -> bool:

@@ -200,7 +200,22 @@ CREATE TABLE IF NOT EXISTS run_leases (
 );
 """
 
-MIGRATIONS: tuple[str, ...] = (V1,)
+V2 = """
+CREATE TABLE IF NOT EXISTS spawns (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    parent_run_id INTEGER NOT NULL REFERENCES runs(id),
+    step INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    child_run_id INTEGER NOT NULL REFERENCES runs(id),
+    goal TEXT NOT NULL,
+    detached INTEGER NOT NULL DEFAULT 0,
+    UNIQUE(parent_run_id, step, seq)
+);
+CREATE INDEX IF NOT EXISTS spawns_child ON spawns(child_run_id);
+"""
+"""Version 2: sub-agent trees (which call of which parent step made which child)."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

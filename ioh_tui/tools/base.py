@@ -9,6 +9,7 @@ from typing import Any, Protocol
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools.workspace import Workspace
 
 DEFAULT_ENTRY_CAP = 12_000
@@ -95,6 +96,8 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     journal: Callable[[dict[str, Any]], Awaitable[None]] | None = None
     """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
+    toolchain: Toolchain | None = None
+    """The run's detected project (None: none, or single-file mode); checked after edits."""
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]

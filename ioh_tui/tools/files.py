@@ -21,6 +21,7 @@ from ioh_tui.tools.base import (
     arg_int,
     arg_str,
 )
+from ioh_tui.tools.checker import check_after_edit
 from ioh_tui.tools.workspace import Escape
 
 _IMAGE = {
@@ -187,6 +188,8 @@ async def _apply(
         if ctx.journal is not None:
             await ctx.journal({"path": rel, "sha256": content_hash(content), "output": output})
         write_atomic(absolute, content)
+        # After the write, so a checker that fails can never undo or fail the edit.
+        output += await check_after_edit(ctx, rel)
     return ToolResult(output, changed=state != "unchanged", meta={"path": rel, "state": state})
 
 

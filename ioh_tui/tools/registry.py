@@ -97,8 +97,36 @@ EXEC = Tool(
     mutating=True,
 )
 
+SPAWN_AGENT = "spawn_agent"
+
+
+async def _tree_only(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    """The engine runs spawns itself; reaching this means the run is not a tree."""
+    return ToolResult("[spawn error] this run cannot spawn sub-agents", ok=False)
+
+
+SPAWN = Tool(
+    _spec(
+        SPAWN_AGENT,
+        "Start a sub-agent on a smaller, independent part of the goal, over the same workspace. "
+        "It inherits your permissions and can only be narrowed. With wait=true (the default) its "
+        "report is this call's result; with wait=false it works in the background and its report "
+        "arrives at a later step. Spawns in one step run at the same time.",
+        {
+            "goal": _S,
+            "max_steps": _I,
+            "token_budget": _I,
+            "wait": {"type": "boolean"},
+        },
+        ["goal"],
+    ),
+    _tree_only,
+    mutating=True,
+)
+
 WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC)
 SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
+TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
 
 
 class ToolSet:

@@ -7,6 +7,7 @@ keeps its result, and owns the terminal-wide signals (bell, title).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,8 @@ from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.totals import Clock
 from ioh_tui.tui.widgets.tool_call import ToolCall
 
+CLOSE_GRACE_S = 5.0
+"""How long closing the app waits for a stopped run to record its outcome."""
 RUN_GROUP = "run"
 """The worker group of the one run an app supervises."""
 
@@ -82,6 +85,8 @@ class IohApp(App[int]):
         """Why the run's worker failed, if it did."""
         self.run_screen: RunScreen | None = None
         """The run view, once a run was started."""
+        self.engine: asyncio.Future[RunResult] | None = None
+        """The engine's task (the run worker supervises it)."""
         self.bells = 0
         """Bells rung for decisions (tests read it; the terminal hears it)."""
         self.terminal_title = "ioh-tui"
@@ -103,7 +108,7 @@ class IohApp(App[int]):
     @property
     def running(self) -> bool:
         """Whether a run is being driven now."""
-        return any(w.group == RUN_GROUP and not w.is_finished for w in self.workers)
+        return self.engine is not None and not self.engine.done()
 
     @property
     def exit_status(self) -> int:
@@ -121,20 +126,33 @@ class IohApp(App[int]):
             return
         self.run_screen = screen
         self.cancel = CancelToken()
-        self.run_worker(
+        # The engine runs in its own task, supervised by the worker: Textual cancels workers on
+        # exit without waiting, and the engine must still get to record how the run ended.
+        self.engine = asyncio.ensure_future(
             drive(
                 plan,
                 forwarder=EventForwarder(screen),
                 approver=TuiApprover(screen),
                 cancel=self.cancel,
                 tell=screen.tell,
-            ),
+            )
+        )
+        self.run_worker(
+            self._supervise(self.engine, self.cancel),
             name="engine",
             group=RUN_GROUP,
             description=f"{plan.mode} run",
             exit_on_error=False,
             exclusive=True,
         )
+
+    async def _supervise(self, engine: asyncio.Future[RunResult], cancel: CancelToken) -> RunResult:
+        """The run worker: wait for the engine; if the worker is cancelled, stop the run cleanly."""
+        try:
+            return await asyncio.shield(engine)
+        except asyncio.CancelledError:
+            cancel.cancel("the app was closed")
+            raise
 
     def start(self, plan: RunPlan) -> None:
         """Open a run view and drive `plan` in it (the start screen's demo)."""
@@ -150,6 +168,21 @@ class IohApp(App[int]):
             self.notify("The demo is not available in this build.", severity="warning")
             return
         self.start(RunPlan(self.config.store_path, "demo", self.config.demo))
+
+    async def on_unmount(self) -> None:
+        """Closing mid-run: stop the run and let the engine record `cancelled` before the loop ends.
+
+        Without this wait, the engine's clean-up (recording the outcome, releasing the run's
+        lease, draining the event log) would race the event loop's shutdown.
+        """
+        engine = self.engine
+        if engine is None or engine.done():
+            return
+        if self.cancel is not None:
+            self.cancel.cancel("the app was closed")
+        await asyncio.wait({engine}, timeout=CLOSE_GRACE_S)
+        if engine.done() and not engine.cancelled() and engine.exception() is None:
+            self.result = engine.result()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Keep the run's result; turn a crash into a visible error instead of a traceback."""
@@ -213,8 +246,6 @@ class IohApp(App[int]):
 
     async def action_quit(self) -> None:
         """ctrl+q: stop the run (if any) and quit."""
-        if self.cancel is not None and self.running:
-            self.cancel.cancel("the app was closed")
         self.exit(self.exit_status)
 
     def action_help(self) -> None:

@@ -59,6 +59,19 @@ class Criterion(Protocol):
         ...
 
 
+def resolve_in(root: Path, rel: str) -> Path:
+    """`root / rel`, refusing a path that leaves the workspace (`..`, absolute, via a symlink).
+
+    Raises:
+        ConfigError: the path is outside `root`.
+    """
+    base = root.resolve()
+    path = (base / rel).resolve()
+    if not path.is_relative_to(base):
+        raise ConfigError(f"{rel} is outside the workspace root")
+    return path
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -271,4 +284,17 @@ def criterion_from_dict(data: dict[str, Any]) -> Criterion:
         return Command(data["argv"], int(data.get("expect_exit", 0)))
     if kind == "none":
         return NoGate()
+    # Imported here: those modules build on this one.
+    from ioh_tui.verification import documents, rust
+
+    if kind == "compiles_rust":
+        return rust.CompilesRust()
+    if kind == "rust_test_passes":
+        return rust.RustTestPasses(data["test_src"])
+    if kind == "each_compiles_rust":
+        return rust.EachCompilesRust(data["files"])
+    if kind == "workspace_test_passes":
+        return rust.WorkspaceTestPasses(data["files"], data["test_src"])
+    if kind == "document_contains":
+        return documents.DocumentContains(data["file"], data["needle"])
     raise ConfigError(f"unknown verification kind {kind!r}")

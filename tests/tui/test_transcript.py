@@ -22,12 +22,12 @@ async def test_text_appears_in_the_transcript_as_it_streams(tmp_path: Path) -> N
         for expected in ("Looking ", "Looking at **calc.py**", "Looking at **calc.py** now."):
             await until(pilot, lambda: provider.waiting)
             provider.release()
-            await until(pilot, lambda: expected in (screen.query_one(AgentText).source or ""))
+            await until(pilot, lambda: any(expected == b.source for b in screen.query(AgentText)))
             shown.append(screen.query_one(AgentText).source)
         await finished(pilot)
+        assert screen.transcript.text_of(1) == "Looking at **calc.py** now."
     # Each piece was on screen before the next one was even sent.
     assert shown == ["Looking ", "Looking at **calc.py**", "Looking at **calc.py** now."]
-    assert screen.transcript.text_of(1) == "Looking at **calc.py** now."
 
 
 async def test_thinking_and_text_are_separate_markdown_blocks(tmp_path: Path) -> None:

@@ -200,8 +200,3 @@ async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> N
 def _store_bytes(folder: Path) -> bytes:
     """The store file and its write-ahead log, if one remains."""
     return b"".join(f.read_bytes() for f in sorted(folder.iterdir()) if f.name.startswith("t.db"))
-
-
-def _store_bytes(folder: Path) -> bytes:
-    """The store file and its write-ahead log, if one remains."""
-    return b"".join(f.read_bytes() for f in sorted(folder.iterdir()) if f.name.startswith("t.db"))

@@ -20,7 +20,7 @@ FIXTURE = Path(__file__).parents[2] / "fixtures" / "store-v1.db"
 
 
 def _relocated(tmp_path: Path) -> tuple[Path, Path]:
-    """A copy of the fixture whose run points at a fresh workspace (the fixture says /fixture/ws)."""
+    """A copy of the fixture pointing at a fresh workspace (the fixture says /fixture/ws)."""
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")

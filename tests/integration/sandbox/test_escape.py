@@ -142,7 +142,8 @@ async def test_credential_stores_are_masked(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    home = tmp_path / "home"
+    # Inside the workspace, so the fake home is visible in the sandbox (its /tmp is private).
+    home = workspace / "home"
     (home / ".ssh").mkdir(parents=True)
     (home / ".ssh" / "id_test").write_text("PRIVATE-KEY")
     (home / ".netrc").write_text("machine x password NETRC-PASSWORD")

@@ -127,3 +127,46 @@ async def test_no_zombie_or_fd_leak_across_many_runs(workspace: Path) -> None:
     zombies = [c for c in me.children() if c.status() == psutil.STATUS_ZOMBIE]
     assert zombies == []
     assert os.getpid() == me.pid
+
+
+REPO = str(Path(__file__).resolve().parents[3])
+
+HARNESS = """
+import asyncio, sys
+from pathlib import Path
+from ioh_tui.sandbox import Limits, select
+
+async def main() -> None:
+    rung, workspace, argv = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
+    def tail(text: str) -> None:
+        print(text, end="", flush=True)
+    await select(rung).run(argv, workspace, limits=Limits(wall_s=60), on_output=tail)
+
+asyncio.run(main())
+"""
+
+
+async def test_harness_death_takes_the_namespace_down(rung: str, workspace: Path) -> None:
+    if rung == "floor":
+        pytest.skip("without a PID namespace only the leader gets the parent-death signal")
+    marker = token()
+    pids = workspace / "pids"
+    harness = await asyncio.create_subprocess_exec(
+        *script(HARNESS),
+        rung,
+        str(workspace),
+        *_tree_argv(marker, pids, "hang"),
+        stdout=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": REPO},
+    )
+    assert harness.stdout is not None
+    line = await asyncio.wait_for(harness.stdout.readline(), timeout=20)
+    assert line == b"ready\n"
+    assert len(sleepers(marker)) == TREE_SIZE
+    harness.kill()  # SIGKILL: no cleanup code of ours runs
+    await harness.wait()
+    for _ in range(100):
+        if not live_with(marker):
+            break
+        await asyncio.sleep(0.02)
+    assert live_with(marker) == []

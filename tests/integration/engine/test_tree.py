@@ -1,0 +1,232 @@
+"""Sub-agent trees under one containment: queueing, refusals, the shared ceiling, narrowing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.core.acts import Act, Effect
+from ioh_tui.engine import Containment, TaskContract, run_tree
+from ioh_tui.policy import Policy
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
+from ioh_tui.verification import NoGate
+from tests.integration.engine.helpers import Recorder
+
+CHILD = {
+    "turns": [
+        {
+            "text": "Looking.",
+            "delay_ms": 5,
+            "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+        },
+        {"text": "Child done.", "usage": {"input_tokens": 50, "output_tokens": 10}},
+    ]
+}
+
+
+def tree_model(
+    children: int, *, wait: bool = True, child: dict[str, Any] = CHILD
+) -> ScriptedProvider:
+    spawns = [
+        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}", "wait": wait}}
+        for i in range(children)
+    ]
+    return ScriptedProvider(
+        parse_scenario(
+            {
+                "turns": [
+                    {"text": "Splitting the work.", "tool_calls": spawns},
+                    {"text": "All done."},
+                ],
+                "agents": {"child task": child},
+            }
+        )
+    )
+
+
+def most_at_once(seen: Recorder) -> int:
+    working = peak = 0
+    for event in seen.events:
+        if event.kind == "agent_spawned":
+            working += 1
+            peak = max(peak, working)
+        elif event.kind == "agent_finished":
+            working -= 1
+    return peak
+
+
+async def test_120_children_never_more_than_16_at_once(project: Path) -> None:
+    seen = Recorder()
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(120),
+            store=store,
+            containment=Containment(max_total_agents=200, max_concurrent=16, max_depth=1),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            observers=[seen],
+        )
+        children = await store.children(result.run_id)
+        calls = [c for c in await store.tool_calls(result.run_id) if c["name"] == "spawn_agent"]
+    assert (result.outcome, result.steps) == ("finished", 2)
+    assert len(seen.of("agent_spawned")) == 120 == len(seen.of("agent_finished"))
+    assert most_at_once(seen) == 16
+    assert len(children) == 120 and all(c.outcome == "finished" and c.depth == 1 for c in children)
+    spawned = seen.of("agent_spawned")
+    assert all(e.parent_id == result.run_id and e.run_id == result.run_id for e in spawned)
+    child_events = [e for e in seen.events if e.agent_id not in (None, result.run_id)]
+    assert child_events and all(e.parent_id == result.run_id for e in child_events)
+    assert seen.events[-1].kind == "run_finished" and seen.events[-1].agent_id == result.run_id
+    # Reports fold back in spawn order.
+    assert [c["arguments"]["goal"] for c in calls] == [f"child task {i}" for i in range(120)]
+    assert all("-> finished" in c["output"] and "Child done." in c["output"] for c in calls)
+
+
+async def test_agent_cap_of_50_spawns_50_and_refuses_70(project: Path) -> None:
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(120),
+            store=store,
+            containment=Containment(max_total_agents=50, max_concurrent=8, max_depth=1),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+        )
+        calls = await store.tool_calls(result.run_id)
+        children = await store.children(result.run_id)
+    refused = [c for c in calls if c["refused"]]
+    assert len(children) == 50 and len(refused) == 70
+    assert all("[spawn refused] agent cap" in c["output"] for c in refused)
+    assert result.outcome == "finished"
+
+
+async def test_a_token_ceiling_reached_mid_tree_stops_every_agent(project: Path) -> None:
+    slow_child = {
+        "turns": [
+            {
+                "delay_ms": 10,
+                "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+                "usage": {"input_tokens": 100, "output_tokens": 20},
+            }
+        ]
+        * 20
+    }
+    seen = Recorder()
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(40, child=slow_child),
+            store=store,
+            containment=Containment(
+                max_total_agents=100, max_concurrent=4, max_depth=1, max_total_tokens=3000
+            ),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            observers=[seen],
+        )
+        tree = await store.tree(result.run_id)
+        spent = await store.tree_tokens(result.run_id)
+    assert result.outcome == "cost_budget_exceeded"
+    children = [r for r in tree if r.parent_run_id is not None]
+    assert all(r.status == "completed" for r in tree)
+    assert {r.outcome for r in children} == {"cost_budget_exceeded"}
+    assert len(children) < 40  # queued children never started
+    # Past the ceiling: only the steps in flight when it was reached (4 children's) and the root's
+    # own spawning step, which is charged when its children have reported.
+    assert 3000 < spent <= 3000 + 4 * 120 + result.tokens
+
+
+async def test_a_child_cannot_read_what_its_parent_denies(project: Path) -> None:
+    (project / "secret.txt").write_text("the parent may not read this\n")
+    child = {
+        "turns": [
+            {"tool_calls": [{"name": "read_file", "arguments": {"path": "secret.txt"}}]},
+            {"text": "ok"},
+        ]
+    }
+    parent = Policy.permissive().layer("ops").deny_read("secret.txt")
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(1, child=child),
+            store=store,
+            containment=Containment(max_total_agents=4, max_concurrent=2, max_depth=1),
+            policy=parent,
+            sandbox=select("floor"),
+        )
+        (kid,) = await store.children(result.run_id)
+        (read,) = await store.tool_calls(kid.id)
+    assert read["refused"] and "rule 'secret.txt' in layer 'ops'" in read["output"]
+    assert "may not read" not in read["output"]
+    # Even a child overlay that allows it cannot lift the parent's deny.
+    assert (
+        parent.contain(Policy.permissive().layer("kid").allow_read("*")).check(
+            Act.READ, "secret.txt"
+        )
+        is Effect.DENY
+    )
+
+
+async def test_depth_cap_refuses_grandchildren(project: Path) -> None:
+    grandchild_spawner = {
+        "turns": [
+            {"tool_calls": [{"name": "spawn_agent", "arguments": {"goal": "grandchild"}}]},
+            {"text": "ok"},
+        ]
+    }
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(1, child=grandchild_spawner),
+            store=store,
+            containment=Containment(max_total_agents=10, max_concurrent=2, max_depth=1),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+        )
+        (kid,) = await store.children(result.run_id)
+        (spawn,) = await store.tool_calls(kid.id)
+    assert spawn["refused"] and "depth cap" in spawn["output"]
+
+
+async def test_detached_children_report_at_a_later_step(project: Path) -> None:
+    provider = ScriptedProvider(
+        parse_scenario(
+            {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {
+                                "name": "spawn_agent",
+                                "arguments": {"goal": "background job", "wait": False},
+                            }
+                        ]
+                    },
+                    {
+                        "delay_ms": 300,
+                        "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+                    },
+                    {"text": "done"},
+                ],
+                "agents": {"background": CHILD},
+            }
+        )
+    )
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            provider,
+            store=store,
+            containment=Containment(max_total_agents=4, max_concurrent=2, max_depth=1),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+        )
+        messages = await store.messages(result.run_id)
+    assert result.outcome == "finished"
+    first = next(m for m in messages if m["role"] == "tool")
+    assert first["content"].startswith("[spawned] 'background job' works in the background")
+    report = next(m for m in messages if m["role"] == "user" and m["content"].startswith("[child"))
+    assert report["step"] in (2, 3) and "-> finished" in report["content"]
