@@ -59,6 +59,8 @@ def progress_observer() -> Observer:
     def observe(event: ev.Event) -> None:
         line = _progress_line(event)
         if line:
+            if event.agent_id is not None and event.agent_id != event.run_id:
+                line = f"[agent-{event.agent_id}] {line.lstrip()}"
             print(line, file=sys.stderr, flush=True)
 
     return observe
@@ -66,6 +68,12 @@ def progress_observer() -> Observer:
 
 def _progress_line(event: ev.Event) -> str | None:
     match event:
+        case ev.AgentSpawned():
+            return f"spawned: {event.goal}"
+        case ev.AgentFinished():
+            return f"finished: {event.outcome}"
+        case ev.RunStarted() if event.agent_id is not None and event.agent_id != event.run_id:
+            return None
         case ev.RunStarted():
             model = f"{event.provider} {event.model or ''}".strip()
             return f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"

@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ioh_tui.engine import TaskContract
+from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fake_server import FakeModelServer
@@ -30,6 +30,9 @@ from ioh_tui.verification import Command
 HERE = Path(__file__).parent
 GOAL = "Make the failing test pass: `add` in calc.py returns the wrong result."
 LABEL = "scripted demo model"
+CONTAINMENT = Containment(
+    max_total_agents=4, max_concurrent=2, max_depth=1, max_total_tokens=50_000
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ class DemoParts:
     sandbox: Sandbox
     label: str
     workspace: Path
+    containment: Containment
+    """The demo's agent runs as a small tree (it asks two sub-agents to survey the project)."""
 
 
 def demo_scenario() -> Scenario:
@@ -72,7 +77,13 @@ async def demo_parts(sandbox: str = "auto") -> AsyncIterator[DemoParts]:
             ).with_max_steps(8)
             try:
                 yield DemoParts(
-                    contract, provider, demo_policy(), select(sandbox), LABEL, workspace
+                    contract,
+                    provider,
+                    demo_policy(),
+                    select(sandbox),
+                    LABEL,
+                    workspace,
+                    CONTAINMENT,
                 )
             finally:
                 await provider.aclose()

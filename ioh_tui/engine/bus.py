@@ -40,7 +40,9 @@ class EventBus:
 class EventLog:
     """An observer that appends events to the store's event log from a background task.
 
-    `emit` only queues; `drain()` waits until everything queued is written.
+    `emit` only queues; the writer takes everything queued at once and writes it in one batch
+    (a tree of agents emits thousands of events, and each store call is a thread round trip).
+    `drain()` waits until everything queued is written.
     """
 
     def __init__(self, store: Store) -> None:
@@ -57,17 +59,22 @@ class EventLog:
         self._queue.put_nowait(event)
 
     async def _writer(self) -> None:
-        while (event := await self._queue.get()) is not None:
+        done = False
+        while not done:
+            batch = [await self._queue.get()]
+            while not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            done = batch[-1] is None
+            events = [e for e in batch if e is not None]
             try:
-                data = to_json(event)
-                await self._store.add_event(
-                    event.run_id, event.agent_id, data.get("step"), event.kind, data
+                await self._store.add_events(
+                    [(e.run_id, e.agent_id, e.kind, to_json(e)) for e in events]
                 )
             except Exception:
-                log.exception("could not log event %s", event.kind)
+                log.exception("could not log %d events", len(events))
             finally:
-                self._queue.task_done()
-        self._queue.task_done()
+                for _ in batch:
+                    self._queue.task_done()
 
     async def drain(self) -> None:
         """Write everything queued so far, then stop the writer."""

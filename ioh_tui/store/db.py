@@ -467,14 +467,17 @@ class Store:
 
     # -- events, accounting, gates, sandbox --------------------------------------------------
 
-    async def add_event(
-        self, run_id: int, agent_id: int | None, step: int | None, kind: str, data: dict[str, Any]
+    async def add_events(
+        self, events: Sequence[tuple[int, int | None, str, dict[str, Any]]]
     ) -> None:
-        """Append one engine event to the run's event log."""
-        await self._exec(
-            "INSERT INTO events (run_id, agent_id, step, kind, json) VALUES (?,?,?,?,?)",
-            (run_id, agent_id, step, kind, json.dumps(data)),
-        )
+        """Append engine events (run id, agent id, kind, JSON form) to the event log, in order."""
+        if not events:
+            return
+        async with self._lock:
+            await self._db.executemany(
+                "INSERT INTO events (run_id, agent_id, step, kind, json) VALUES (?,?,?,?,?)",
+                [(r, a, data.get("step"), kind, json.dumps(data)) for r, a, kind, data in events],
+            )
 
     async def events(self, run_id: int, *, after_id: int = 0) -> list[dict[str, Any]]:
         """Logged events of a run (or of a whole tree, by root id), oldest first."""

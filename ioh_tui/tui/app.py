@@ -64,6 +64,7 @@ class IohApp(App[int]):
             "stop_or_quit",
             "Stop",
             priority=True,
+            show=False,
             tooltip="Stop the run now (outcome cancelled); quit when no run is going",
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="This list of keys"),

@@ -66,7 +66,7 @@ async def test_a_tool_call_is_one_line_that_expands_to_arguments_and_output(tmp_
 async def test_a_running_command_shows_a_tail_of_its_output(tmp_path: Path) -> None:
     script = "import time; print('collecting tests', flush=True); time.sleep(1.5); print('all passed')"
     run = {"name": "exec", "arguments": {"argv": ["python3", "-B", "-c", script]}}
-    policy = Policy.default().layer("tests").allow_exec("python3 *")
+    policy = Policy.default().layer("tests").allow_exec("python3", "python3 *")
     app = build(tmp_path, {"tool_calls": [run], "usage": USAGE}, {"text": "ok"}, policy=policy, criterion=None)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: bool(run_screen(app).query(ToolCall)))

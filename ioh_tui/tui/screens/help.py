@@ -42,6 +42,8 @@ class HelpScreen(ModalScreen[None]):
         super().__init__()
         self.sections = sections
         """(title, bindings) pairs to list."""
+        self.rows: list[tuple[str, str, str]] = []
+        """(section, keys, what they do), as listed."""
 
     def compose(self) -> ComposeResult:
         """One table per section."""
@@ -58,6 +60,7 @@ class HelpScreen(ModalScreen[None]):
                         if keys not in seen:
                             seen.add(keys)
                             table.add_row(keys, does)
+                            self.rows.append((title, keys, does))
                     yield Static(table, classes="help-section")
             yield Static("esc closes · ctrl+p opens the command palette", id="help-foot")
 

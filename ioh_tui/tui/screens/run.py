@@ -48,7 +48,7 @@ class RunScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"),
         Binding("g", "gate", "Gate output", tooltip="The verification gate's command and output tail"),
-        Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
+        Binding("q", "app.quit_when_idle", "Quit", show=False, tooltip="Quit once the run has ended"),
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
 
