@@ -17,10 +17,12 @@ from ioh_tui.cli.options import (
     build_policy,
     build_provider,
     build_sandbox,
+    driver_options,
     store_path,
+    with_stored_driver,
 )
 from ioh_tui.core import events as ev
-from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
 from ioh_tui.engine import (
     CancelToken,
     RunResult,
@@ -153,6 +155,7 @@ def exec_command(args: argparse.Namespace) -> int:
                 sandbox=sandbox,
                 observers=_observers(args.json),
                 cancel=cancel,
+                driver=driver_options(args),
             ),
             args,
         )
@@ -166,6 +169,7 @@ def exec_command(args: argparse.Namespace) -> int:
             sandbox=sandbox,
             observers=_observers(args.json),
             cancel=cancel,
+            driver=driver_options(args),
         ),
         args,
     )
@@ -188,21 +192,52 @@ def resume_command(args: argparse.Namespace) -> int:
         stored = TaskContract.from_dict(row.contract)
         if args.workspace and stored.root != workspace:
             raise ConfigError(f"run {args.run_id} works in {stored.root}, not {args.workspace}")
-        provider = build_provider(args, overrides.get("max_retries", stored.max_retries))
-        return await resume(
-            args.run_id,
-            provider,
-            store=store,
-            policy=policy,
-            approver=approver_for(args.on_approval),
-            sandbox=sandbox,
-            observers=_observers(args.json),
-            cancel=cancel,
-            decision=decision,
-            overrides=overrides or None,
+        provider = build_provider(
+            with_stored_driver(args, row.contract),
+            overrides.get("max_retries", stored.max_retries),
         )
+        try:
+            return await resume(
+                args.run_id,
+                provider,
+                store=store,
+                policy=policy,
+                approver=approver_for(args.on_approval),
+                sandbox=sandbox,
+                observers=_observers(args.json),
+                cancel=cancel,
+                decision=decision,
+                overrides=overrides or None,
+            )
+        except ConflictError:
+            if decision is None:
+                raise
+            return await answer_live_run(store, args.run_id, decision)
 
     return _run_headless(go, args)
+
+
+async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunResult:
+    """Another process drives the run and waits on a decision: answer it in the store.
+
+    The waiting gate polls the request and takes the answer; exactly one answer lands.
+    """
+    pending = await store.approvals(run_id, pending_only=True)
+    if not pending:
+        raise ResumeError(
+            f"run {run_id} is being driven by another process and has no pending decision"
+        )
+    request = pending[-1]
+    status = "approve" if decision.kind == "approve" else "deny"
+    reason = decision.reason if status == "deny" else None
+    if not await store.resolve_approval(request["id"], status=status, by="attached", reason=reason):
+        raise ResumeError(f"request {request['id']} was answered by someone else first")
+    print(
+        f"answered request {request['id']} of run {run_id} ({status}); the live run continues",
+        file=sys.stderr,
+    )
+    row = await store.run(run_id)
+    return RunResult("finished", run_id, row.steps, row.tokens, "answered a live run's decision")
 
 
 def _run_headless(start: Callable[[Store, CancelToken], object], args: argparse.Namespace) -> int:

@@ -210,6 +210,26 @@ def build_containment(args: argparse.Namespace) -> Containment | None:
     return Containment(**{k: v for k, v in given.items() if v is not None})
 
 
+def driver_options(args: argparse.Namespace) -> dict[str, str]:
+    """The provider options worth keeping with a run, so `resume` needs none (never a key)."""
+    kept = {"provider": args.provider, "model": args.model, "base_url": args.base_url}
+    if args.scenario:
+        kept["scenario"] = str(Path(args.scenario).resolve())
+    return {k: v for k, v in kept.items() if v}
+
+
+def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> argparse.Namespace:
+    """`args` with the run's stored provider options filling what the command line left out."""
+    stored = contract.get("driver", {})
+    if args.provider or args.scenario:
+        return args
+    merged = argparse.Namespace(**vars(args))
+    for key in ("provider", "model", "base_url", "scenario"):
+        if getattr(merged, key, None) is None and key in stored:
+            setattr(merged, key, stored[key])
+    return merged
+
+
 def build_sandbox(args: argparse.Namespace) -> Sandbox:
     """The sandbox `--sandbox` asks for (`none` only when asked for explicitly)."""
     from ioh_tui.sandbox import select

@@ -80,8 +80,12 @@ async def run(
     sandbox: Sandbox | None = None,
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
+    driver: dict[str, str] | None = None,
 ) -> RunResult:
-    """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`)."""
+    """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`).
+
+    `driver` keeps the provider options (never a key) with the run, so a resume needs none.
+    """
     check_contract(contract)
     policy = policy or Policy.default()
     sandbox = sandbox or _default_sandbox()
@@ -90,7 +94,7 @@ async def run(
         mode=contract.mode,
         root=str(contract.root),
         subject=contract.subject,
-        contract=contract.to_dict(),
+        contract={**contract.to_dict(), "driver": driver or {}},
         provider=provider.name,
         model=provider.model,
         sandbox=sandbox.backend,
@@ -111,6 +115,7 @@ async def run_tree(
     sandbox: Sandbox | None = None,
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
+    driver: dict[str, str] | None = None,
 ) -> RunResult:
     """Run a contract whose agent may spawn sub-agents, all under one `Containment`.
 
@@ -121,7 +126,7 @@ async def run_tree(
         raise ConfigError("a sub-agent tree works over a workspace, not a single file")
     policy = policy or Policy.default()
     sandbox = sandbox or _default_sandbox()
-    stored = {**contract.to_dict(), "containment": asdict(containment)}
+    stored = {**contract.to_dict(), "containment": asdict(containment), "driver": driver or {}}
     run_id = await store.start_run(
         goal=contract.goal,
         mode=contract.mode,
@@ -169,7 +174,7 @@ async def resume(
     contract = TaskContract.from_dict(row.contract)
     if overrides:
         contract = replace(contract, **overrides)
-        await store.update_contract(run_id, contract.to_dict())
+        await store.update_contract(run_id, {**row.contract, **contract.to_dict()})
     if row.status == "completed" and row.outcome in TERMINAL:
         # Resuming a finished run changes nothing; observers still hear how it ended.
         EventBus(observers).emit(
@@ -210,6 +215,18 @@ async def resume(
         return await _driven(
             d, start=last + 1, resumed_from=last, pending=pending[-1], decision=decision
         )
+    if row.status == "running":
+        # Either a live driver holds the run (this raises `ConflictError`), or it died.
+        probe = _owner()
+        await store.acquire_lease(run_id, probe, LEASE_TTL_S)
+        await store.release_lease(run_id, probe)
+        # A driver that died while asking leaves its request behind; the step will ask again.
+        await store.abandon_approvals(run_id, after_step=last)
+        if decision is not None and pending:
+            raise ResumeError(
+                f"run {run_id} stopped while it was asking; resume it without --decide to be "
+                "asked again"
+            )
     if decision is not None:
         raise ResumeError(f"run {run_id} has no pending decision to answer")
     # A crash may have cut the checks after the last committed step (the gate among them).

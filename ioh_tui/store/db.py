@@ -613,6 +613,14 @@ class Store:
         )
         return changed == 1
 
+    async def abandon_approvals(self, run_id: int, *, after_step: int) -> None:
+        """Close the requests a dead driver left unanswered in steps it never committed."""
+        await self._exec(
+            f"UPDATE approvals SET status = 'abandoned', decided_by = 'resume', resolved_at = {NOW}"
+            " WHERE run_id = ? AND step > ? AND status = 'pending'",
+            (run_id, after_step),
+        )
+
     async def approval(self, request_id: int) -> dict[str, Any] | None:
         """One request with its resolution."""
         rows = await self._rows("SELECT * FROM approvals WHERE id = ?", (request_id,))

@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import ClassVar
 
 from textual.app import App, SystemCommand
@@ -55,7 +55,7 @@ class AppConfig:
 class IohApp(App[int]):
     """The supervision app."""
 
-    CSS_PATH = [stylesheet("base"), stylesheet("app")]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [stylesheet("base"), stylesheet("app")]
     TITLE = "ioh-tui"
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -68,7 +68,14 @@ class IohApp(App[int]):
             tooltip="Stop the run now (outcome cancelled); quit when no run is going",
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="This list of keys"),
-        Binding("ctrl+q", "quit", "Quit", priority=True, show=False, tooltip="Quit (stops a running run)"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            priority=True,
+            show=False,
+            tooltip="Quit (stops a running run)",
+        ),
     ]
     """App-wide keys; ctrl+c is a priority binding so no focused widget can swallow it."""
 
@@ -104,7 +111,9 @@ class IohApp(App[int]):
             self.run_screen = RunScreen(clock=self.clock, remember_file=self.config.remember_file)
             self.push_screen(self.run_screen)
         else:
-            self.push_screen(StartScreen(self.config.store_path, demo_available=self.config.demo is not None))
+            self.push_screen(
+                StartScreen(self.config.store_path, demo_available=self.config.demo is not None)
+            )
 
     @property
     def running(self) -> bool:
@@ -194,7 +203,9 @@ class IohApp(App[int]):
             self.result = worker.result
         elif event.state == WorkerState.ERROR:
             self.error = worker.error
-            self.notify(f"The run stopped with an error: {worker.error}", severity="error", timeout=30)
+            self.notify(
+                f"The run stopped with an error: {worker.error}", severity="error", timeout=30
+            )
             if self.run_screen is not None:
                 self.run_screen.status.outcome = f"error: {worker.error}"
             self.no_longer_waiting()
@@ -257,7 +268,9 @@ class IohApp(App[int]):
     def help_sections(self) -> list[tuple[str, Iterable[BindingType]]]:
         """Keys per place, straight from the bindings."""
         palette = [Binding("ctrl+p", "command_palette", "Command palette: search every command")]
-        focus = [Binding("tab,shift+tab", "focus", "Move between the transcript, tool calls and fields")]
+        focus = [
+            Binding("tab,shift+tab", "focus", "Move between the transcript, tool calls and fields")
+        ]
         return [
             ("Everywhere", [*self.BINDINGS, *palette, *focus]),
             ("Run view", RunScreen.BINDINGS),
@@ -268,8 +281,12 @@ class IohApp(App[int]):
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
         """The command palette: the app's own commands first, then Textual's."""
-        yield SystemCommand("Stop the run", "Stop now; the outcome is cancelled", self.action_stop_run)
+        yield SystemCommand(
+            "Stop the run", "Stop now; the outcome is cancelled", self.action_stop_run
+        )
         yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
         if self.run_screen is not None:
-            yield SystemCommand("Gate output", "The verification gate's evidence", self.run_screen.action_gate)
+            yield SystemCommand(
+                "Gate output", "The verification gate's evidence", self.run_screen.action_gate
+            )
         yield from super().get_system_commands(screen)

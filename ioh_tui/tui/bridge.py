@@ -17,13 +17,21 @@ from typing import Any, Literal, Protocol
 from textual.message_pump import MessagePump
 
 from ioh_tui.core.events import Event
-from ioh_tui.engine import CancelToken, RunResult, TaskContract, resume, run
+from ioh_tui.engine import (
+    CancelToken,
+    Containment,
+    RunResult,
+    TaskContract,
+    resume,
+    run,
+    run_tree,
+)
 from ioh_tui.policy import ApprovalRequest, Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.store import Store
-from ioh_tui.verification import NoGate
 from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
+from ioh_tui.verification import NoGate
 
 RunMode = Literal["demo", "run", "resume"]
 
@@ -57,6 +65,9 @@ class Parts(Protocol):
         ...
 
 
+# A parts object may also carry `containment` (a `Containment`): the run is then a sub-agent tree.
+
+
 PartsSource = Callable[[], AbstractAsyncContextManager[Parts]]
 """Opens the parts for the length of a run (the demo copies a workspace and starts a server)."""
 
@@ -70,6 +81,8 @@ class RunParts:
     policy: Policy | None = None
     sandbox: Sandbox | None = None
     label: str = ""
+    containment: Containment | None = None
+    """When set, the agent may spawn sub-agents under these limits (`run_tree`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +131,7 @@ class EventForwarder:
         """How many events were forwarded (the benchmark reads it)."""
 
     def __call__(self, event: Event) -> None:
+        """Forward one event."""
         # post_message only appends to the target's queue, so the engine's loop never waits on
         # rendering; the screen drains the queue at its own pace.
         self._target.post_message(EngineEventMessage(event))
@@ -192,6 +206,19 @@ async def drive(
             if contract is None:
                 raise ValueError("a new run needs a task contract")
             tell(_context(contract, parts))
+            containment = getattr(parts, "containment", None)
+            if isinstance(containment, Containment):
+                return await run_tree(
+                    contract,
+                    parts.provider,
+                    store=store,
+                    containment=containment,
+                    policy=parts.policy,
+                    approver=approver,
+                    sandbox=parts.sandbox,
+                    observers=[forwarder],
+                    cancel=cancel,
+                )
             return await run(
                 contract,
                 parts.provider,
@@ -207,5 +234,9 @@ async def drive(
 
 
 def _context(contract: TaskContract, parts: Parts) -> RunContext:
-    criterion = None if isinstance(contract.verification, NoGate) else contract.verification.describe()
-    return RunContext(goal=contract.goal, root=contract.root, criterion=criterion, label=_label(parts))
+    criterion = (
+        None if isinstance(contract.verification, NoGate) else contract.verification.describe()
+    )
+    return RunContext(
+        goal=contract.goal, root=contract.root, criterion=criterion, label=_label(parts)
+    )

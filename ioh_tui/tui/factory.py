@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import TaskContract
+from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.policy import Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -40,6 +40,7 @@ def make_app(
     run_id: int | None = None,
     decision: Decision | None = None,
     overrides: dict[str, Any] | None = None,
+    containment: Containment | None = None,
     label: str = "",
     parts: PartsSource | None = None,
     clock: Clock | None = None,
@@ -57,6 +58,7 @@ def make_app(
         run_id: The run to resume (mode `resume`).
         decision: An answer to a resumed run's pending decision, given up front.
         overrides: Raised budgets for a resume.
+        containment: Limits of a sub-agent tree; None runs a single agent.
         label: How the model is named on screen (default: `<model> via <provider>`).
         parts: A parts source replacing the pieces above (mode `demo` defaults to the demo's).
         clock: The time source for the elapsed meter (default `time.monotonic`).
@@ -78,7 +80,7 @@ def make_app(
         if parts is None:
             if provider is None:
                 raise ConfigError(f"mode {mode} needs a provider")
-            parts = given(RunParts(provider, contract, policy, sandbox, label))
+            parts = given(RunParts(provider, contract, policy, sandbox, label, containment))
         if mode == "run" and contract is None and provider is not None:
             raise ConfigError("a new run needs a task contract")
         if mode == "resume" and run_id is None:

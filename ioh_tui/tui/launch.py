@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ioh_tui.engine import TaskContract
+from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.policy import Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -34,6 +34,8 @@ class LaunchSpec:
     """An answer to the resumed run's pending decision."""
     overrides: dict[str, Any] | None = None
     """Raised budgets for a resume."""
+    containment: Containment | None = None
+    """Limits of a sub-agent tree (`--max-agents` ...); None runs a single agent."""
 
 
 def launch(spec: LaunchSpec) -> int:
@@ -60,6 +62,7 @@ def launch(spec: LaunchSpec) -> int:
         run_id=spec.run_id,
         decision=spec.decision,
         overrides=spec.overrides,
+        containment=spec.containment,
     )
     app.run()
     return app.exit_status

@@ -1,4 +1,4 @@
-"""Finds the `.tcss` stylesheets: the installed package's `ioh_tui/styles` first, then the checkout's.
+"""Finds the `.tcss` stylesheets: the installed `ioh_tui/styles` first, then the checkout's.
 
 Textual resolves a relative `CSS_PATH` against the defining module, and the top-level `styles/`
 folder is outside the package, so every screen asks here for absolute paths instead.

@@ -32,7 +32,10 @@ CHECK = Command(["python3", "-B", "check_calc.py"])
 """The calc project's check; `-B` so a stale .pyc (same size, same second) can never be read."""
 
 READ_CALC = {"name": "read_file", "arguments": {"path": "calc.py"}}
-FIX_CALC = {"name": "edit_file", "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+FIX_CALC = {
+    "name": "edit_file",
+    "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+}
 FIXED = "def add(a, b):\n    return a + b\n"
 USAGE = {"input_tokens": 900, "output_tokens": 60}
 """Fixed usage per turn, so token meters do not depend on the temporary path's length."""
@@ -92,9 +95,9 @@ def run_screen(app: IohApp) -> RunScreen:
     return app.run_screen
 
 
-async def until(pilot: Pilot[Any], predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+async def until(pilot: Pilot[Any], predicate: Callable[[], bool], within: float = 15.0) -> None:
     """Let the app work until `predicate` holds (the engine runs real subprocesses)."""
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + within
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("the app did not reach the expected state in time")

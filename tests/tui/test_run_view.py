@@ -31,7 +31,10 @@ async def test_the_meters_move_and_warn_near_their_limits(tmp_path: Path) -> Non
     readings: list[tuple[str, str, bool]] = []
     async with app.run_test(size=(120, 36)) as pilot:
         screen = run_screen(app)
-        steps, tokens = screen.query_one("#meter-steps", Meter), screen.query_one("#meter-tokens", Meter)
+        steps, tokens = (
+            screen.query_one("#meter-steps", Meter),
+            screen.query_one("#meter-tokens", Meter),
+        )
         await until(pilot, lambda: screen.totals.step >= 1 and screen.totals.tokens > 0)
         readings.append((steps.reading, tokens.reading, tokens.has_class("-danger")))
         await finished(pilot)
@@ -45,12 +48,19 @@ def test_a_meter_state_follows_its_share_of_the_budget() -> None:
     meter = Meter("steps")
     for value, state in ((5, ""), (9, "-warn"), (11, "-danger"), (12, "-danger")):
         meter.show(value, 12, f"{value} / 12")
-        assert (meter.has_class("-warn"), meter.has_class("-danger")) == (state == "-warn", state == "-danger")
+        assert (meter.has_class("-warn"), meter.has_class("-danger")) == (
+            state == "-warn",
+            state == "-danger",
+        )
 
 
 async def test_the_gate_goes_from_not_run_to_failed_to_passed(tmp_path: Path) -> None:
-    app = build(tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, {"tool_calls": [FIX_CALC], "usage": USAGE},
-                policy=Policy.permissive())
+    app = build(
+        tmp_path,
+        {"tool_calls": [READ_CALC], "usage": USAGE},
+        {"tool_calls": [FIX_CALC], "usage": USAGE},
+        policy=Policy.permissive(),
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         gate = run_screen(app).gate
         await until(pilot, lambda: gate.state != "none")
@@ -62,11 +72,14 @@ async def test_the_gate_goes_from_not_run_to_failed_to_passed(tmp_path: Path) ->
         assert isinstance(app.screen, GateModal)
         assert "exited 0" in app.screen.detail
         await pilot.press("escape")
-        assert not isinstance(app.screen, GateModal) and app.result is not None
+        assert type(app.screen) is not GateModal
+        assert app.result is not None
 
 
 async def test_the_gate_evidence_of_a_failure_is_one_key_away(tmp_path: Path) -> None:
-    app = build(tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive())
+    app = build(
+        tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive()
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         gate = run_screen(app).gate
         await until(pilot, lambda: gate.state == "failed")
@@ -74,6 +87,7 @@ async def test_the_gate_evidence_of_a_failure_is_one_key_away(tmp_path: Path) ->
         assert isinstance(app.screen, GateModal)
         assert "add is wrong" in app.screen.detail and "exited 1" in app.screen.detail
         await pilot.press("escape")
+        assert type(app.screen) is not GateModal
         assert app.running  # escape closed the evidence; it did not stop the run
 
 
@@ -108,14 +122,31 @@ async def test_help_lists_every_key(tmp_path: Path, key: str) -> None:
         await pilot.press(key)
         assert isinstance(app.screen, HelpScreen)
         text = " ".join(" ".join(row) for row in app.screen.rows)
-        for key_name in ("ctrl+c", "esc", "f1 / ?", "ctrl+p", "g", "enter / space", "y", "e", "a", "n", "d", "ctrl+s"):
+        for key_name in (
+            "ctrl+c",
+            "esc",
+            "f1 / ?",
+            "ctrl+p",
+            "g",
+            "enter / space",
+            "y",
+            "e",
+            "a",
+            "n",
+            "d",
+            "ctrl+s",
+        ):
             assert key_name in text, key_name
         await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen) and app.running
+        assert (type(app.screen) is HelpScreen, app.running) == (False, True)
 
 
-async def test_a_narrow_terminal_drops_the_side_panel_into_a_strip_without_overflow(tmp_path: Path) -> None:
-    app = build(tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive())
+async def test_a_narrow_terminal_drops_the_side_panel_into_a_strip_without_overflow(
+    tmp_path: Path,
+) -> None:
+    app = build(
+        tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive()
+    )
     async with app.run_test(size=(60, 24)) as pilot:
         screen = run_screen(app)
         await until(pilot, lambda: screen.gate.state == "failed")
@@ -128,9 +159,13 @@ async def test_a_narrow_terminal_drops_the_side_panel_into_a_strip_without_overf
         assert screen.query_one("#meter-steps", Meter).size.height == 1
 
 
-async def test_no_color_renders_without_colour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_color_renders_without_colour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = build(tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive())
+    app = build(
+        tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, SLOW, policy=Policy.permissive()
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: run_screen(app).gate.state == "failed")
         svg = app.export_screenshot()

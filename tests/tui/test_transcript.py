@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from textual.widgets import Markdown
 
 from ioh_tui.policy import Policy
+from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.tool_call import ToolCall
 from tests.tui.fakes import GatedProvider
 from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
+
+
+def shows(screen: RunScreen, text: str) -> bool:
+    return any(block.source == text for block in screen.query(AgentText))
 
 
 async def test_text_appears_in_the_transcript_as_it_streams(tmp_path: Path) -> None:
@@ -22,7 +28,7 @@ async def test_text_appears_in_the_transcript_as_it_streams(tmp_path: Path) -> N
         for expected in ("Looking ", "Looking at **calc.py**", "Looking at **calc.py** now."):
             await until(pilot, lambda: provider.waiting)
             provider.release()
-            await until(pilot, lambda: any(expected == b.source for b in screen.query(AgentText)))
+            await until(pilot, partial(shows, screen, expected))
             shown.append(screen.query_one(AgentText).source)
         await finished(pilot)
         assert screen.transcript.text_of(1) == "Looking at **calc.py** now."
@@ -47,34 +53,44 @@ async def test_thinking_and_text_are_separate_markdown_blocks(tmp_path: Path) ->
 
 
 async def test_a_tool_call_is_one_line_that_expands_to_arguments_and_output(tmp_path: Path) -> None:
-    app = build(tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, {"text": "ok"}, criterion=None)
+    app = build(
+        tmp_path, {"tool_calls": [READ_CALC], "usage": USAGE}, {"text": "ok"}, criterion=None
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await finished(pilot)
         call = run_screen(app).query_one(ToolCall)
         output = call.query_one(".tool-call--output")
         assert (call.line, call.status) == ("read calc.py", "ok")
-        assert not call.expanded and not output.display
+        assert (call.expanded, output.display) == (False, False)
         await pilot.click(ToolCall)
-        assert call.expanded and output.display
+        assert (call.expanded, output.display) == (True, True)
         assert "return a - b" in str(output.render())
         assert '"path": "calc.py"' in str(call.query_one(".tool-call--arguments").render())
         call.focus()
         await pilot.press("enter")
-        assert not call.expanded and not output.display
+        assert (call.expanded, output.display) == (False, False)
 
 
 async def test_a_running_command_shows_a_tail_of_its_output(tmp_path: Path) -> None:
-    script = "import time; print('collecting tests', flush=True); time.sleep(1.5); print('all passed')"
+    script = (
+        "import time; print('collecting tests', flush=True); time.sleep(1.5); print('all passed')"
+    )
     run = {"name": "exec", "arguments": {"argv": ["python3", "-B", "-c", script]}}
     policy = Policy.default().layer("tests").allow_exec("python3", "python3 *")
-    app = build(tmp_path, {"tool_calls": [run], "usage": USAGE}, {"text": "ok"}, policy=policy, criterion=None)
+    app = build(
+        tmp_path,
+        {"tool_calls": [run], "usage": USAGE},
+        {"text": "ok"},
+        policy=policy,
+        criterion=None,
+    )
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: bool(run_screen(app).query(ToolCall)))
         call = run_screen(app).query_one(ToolCall)
         await until(pilot, lambda: "collecting tests" in call.live)
         tail = call.query_one(".tool-call--tail")
-        assert call.status == "running" and tail.display
+        assert (call.status, tail.display) == ("running", True)
         assert "collecting tests" in str(tail.render())
         await finished(pilot)
-        assert call.status == "ok" and not tail.display
+        assert (call.status, tail.display) == ("ok", False)
         assert "all passed" in call.output

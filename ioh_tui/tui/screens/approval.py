@@ -39,17 +39,26 @@ class ApprovalModal(ModalScreen[Decision]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "approve", "Approve", tooltip="Approve the action as asked"),
-        Binding("e", "mode('rewrite')", "Rewrite", tooltip="Edit the action, then approve the edit"),
+        Binding(
+            "e", "mode('rewrite')", "Rewrite", tooltip="Edit the action, then approve the edit"
+        ),
         Binding("a", "mode('remember')", "Remember", tooltip="Approve and keep a rule"),
         Binding("n", "mode('deny')", "Deny", tooltip="Refuse, with a reason the model reads"),
         Binding("d", "defer", "Defer", tooltip="Park the decision; the run pauses"),
         Binding("v", "split", "Split/unified", show=False),
         Binding("ctrl+s", "submit", "Confirm", tooltip="Approve the rewrite / save the rule"),
-        Binding("escape", "back", "Back / stop run", tooltip="Leave the form; on the choices, stop the run"),
+        Binding(
+            "escape",
+            "back",
+            "Back / stop run",
+            tooltip="Leave the form; on the choices, stop the run",
+        ),
     ]
     """Answer keys act only on the choices; ctrl+s and escape act in the forms."""
 
-    def __init__(self, request: ApprovalRequest, *, remember_file: Path, wide: bool = False) -> None:
+    def __init__(
+        self, request: ApprovalRequest, *, remember_file: Path, wide: bool = False
+    ) -> None:
         super().__init__()
         self.request = request
         """The ask being decided."""
@@ -72,7 +81,9 @@ class ApprovalModal(ModalScreen[Decision]):
             yield Static(f"{r.act.value}  {r.target}", id="ask-title", markup=False)
             who = f"asked by {r.agent_label}" + (f" · step {r.step}" if r.step else "")
             tool = f" · tool {r.tool}" if r.tool else ""
-            yield Static(f"why: {why_asked(r.rule, r.layer, r.act.value)}", id="ask-why", markup=False)
+            yield Static(
+                f"why: {why_asked(r.rule, r.layer, r.act.value)}", id="ask-why", markup=False
+            )
             yield Static(f"{who}{tool}", id="ask-who", markup=False)
             yield DiffView(self._body, self._kind, split=self._wide, id="ask-body")
             yield Static(
@@ -200,7 +211,11 @@ class ApprovalModal(ModalScreen[Decision]):
         pattern = self.query_one("#remember-pattern", Input).value.strip() or "?"
         to_file = self.query_one("#scope-file", RadioButton).value
         self.query_one("#remember-file", Input).display = to_file
-        where = f"saved to {self.query_one('#remember-file', Input).value}" if to_file else "for this run"
+        where = (
+            f"saved to {self.query_one('#remember-file', Input).value}"
+            if to_file
+            else "for this run"
+        )
         self.query_one("#remember-preview", Static).update(
             f"will keep: {self.request.act.value} allow {pattern} — {where}"
         )

@@ -39,7 +39,9 @@ class GateModal(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         """State, criterion, and the scrollable evidence."""
         with Vertical(id="gate-box"):
-            yield Static(f"gate: {self.state} (checks run: {self.attempts})", id="gate-state", markup=False)
+            yield Static(
+                f"gate: {self.state} (checks run: {self.attempts})", id="gate-state", markup=False
+            )
             yield Static(self.criterion or "no criterion", id="gate-criterion", markup=False)
             with VerticalScroll(id="gate-output"):
                 shown, _ = visible(self.detail) if self.detail else ("(not checked yet)", 0)

@@ -51,7 +51,9 @@ class HelpScreen(ModalScreen[None]):
             yield Static("Keys", id="help-title")
             with VerticalScroll(id="help-keys"):
                 for title, bindings in self.sections:
-                    table = Table(title=title, title_justify="left", box=None, expand=True, show_header=False)
+                    table = Table(
+                        title=title, title_justify="left", box=None, expand=True, show_header=False
+                    )
                     table.add_column("key", style="bold", no_wrap=True, width=18)
                     table.add_column("does", ratio=1)
                     seen: set[str] = set()

@@ -46,9 +46,15 @@ class RunScreen(Screen[None]):
     AUTO_FOCUS = "#transcript"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"),
-        Binding("g", "gate", "Gate output", tooltip="The verification gate's command and output tail"),
-        Binding("q", "app.quit_when_idle", "Quit", show=False, tooltip="Quit once the run has ended"),
+        Binding(
+            "escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"
+        ),
+        Binding(
+            "g", "gate", "Gate output", tooltip="The verification gate's command and output tail"
+        ),
+        Binding(
+            "q", "app.quit_when_idle", "Quit", show=False, tooltip="Quit once the run has ended"
+        ),
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
 
@@ -149,7 +155,9 @@ class RunScreen(Screen[None]):
     def _meters(self) -> None:
         t = self.totals
         self.query_one("#meter-steps", Meter).show(t.step, t.max_steps, t.steps_reading())
-        self.query_one("#meter-time", Meter).show(t.elapsed(self.clock), t.time_budget_s, t.time_reading(self.clock))
+        self.query_one("#meter-time", Meter).show(
+            t.elapsed(self.clock), t.time_budget_s, t.time_reading(self.clock)
+        )
         self.query_one("#meter-tokens", Meter).show(t.tokens, t.token_budget, t.tokens_reading())
         self.query_one("#meter-cost", Meter).show(t.cost_usd, None, t.cost_reading())
 
@@ -187,7 +195,9 @@ class RunScreen(Screen[None]):
             case ev.ToolOutput(call_id=call_id, text=text):
                 if (call := transcript.call(call_id, agent)) is not None:
                     call.add_output(text)
-            case ev.ToolCallFinished(call_id=call_id, ok=ok, refused=refused, summary=summary, output=output):
+            case ev.ToolCallFinished(
+                call_id=call_id, ok=ok, refused=refused, summary=summary, output=output
+            ):
                 if (call := transcript.call(call_id, agent)) is not None:
                     call.finish(ok=ok, refused=refused, summary=summary, output=output)
             case ev.ApprovalRequested(act=act, target=target):
@@ -197,7 +207,10 @@ class RunScreen(Screen[None]):
             case ev.ApprovalResolved():
                 await self._resolved(event, agent)
             case ev.RetryScheduled(step=step, attempt=attempt, error_kind=kind, delay_ms=delay):
-                note = f"attempt {attempt} failed ({kind}); retrying in {delay / 1000:.1f}s — its streamed text is discarded"
+                note = (
+                    f"attempt {attempt} failed ({kind}); retrying in {delay / 1000:.1f}s"
+                    " — its streamed text is discarded"
+                )
                 await transcript.void(step, agent, note)
                 self.status.activity = f"step {step}: retrying"
             case ev.StepFinished():
@@ -210,7 +223,9 @@ class RunScreen(Screen[None]):
                 first = detail.splitlines()[0] if detail else ""
                 await transcript.note(f"gate {status}: {one_line(first, 120)}", f"-gate-{status}")
             case ev.AgentSpawned(goal=goal):
-                await transcript.note(f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent")
+                await transcript.note(
+                    f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent"
+                )
             case ev.AgentFinished(outcome=outcome):
                 await transcript.note(f"agent {event.agent_id} finished: {outcome}", "-agent")
             case ev.RunFinished(outcome=outcome, detail=detail) if agent is None:
@@ -225,7 +240,11 @@ class RunScreen(Screen[None]):
                 call.status = "deferred"
             text = f"decision {event.request_id} deferred: the run pauses until it is answered"
         else:
-            verb = "approved" + (" (rewritten)" if event.modified else "") if event.decision == "approve" else "denied"
+            verb = (
+                "approved" + (" (rewritten)" if event.modified else "")
+                if event.decision == "approve"
+                else "denied"
+            )
             text = f"decision {event.request_id} {verb} by {event.by}"
             if event.remembered:
                 text += f"; remembering {', '.join(event.remembered)}"
@@ -289,7 +308,12 @@ class RunScreen(Screen[None]):
         """g: the gate's evidence."""
         gate = self.gate
         self.app.push_screen(
-            GateModal(state=gate.state, criterion=gate.criterion, detail=gate.detail, attempts=gate.attempts)
+            GateModal(
+                state=gate.state,
+                criterion=gate.criterion,
+                detail=gate.detail,
+                attempts=gate.attempts,
+            )
         )
 
     def stopping(self) -> None:

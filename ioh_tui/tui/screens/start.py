@@ -31,7 +31,7 @@ PROVIDER_ENV = (
 """The environment variables a model is configured with (interface.md §1)."""
 
 HOW_TO_RUN = (
-    "Start a run:  ioh-tui run \"GOAL\" --workspace DIR --verify-cmd \"pytest -q\"\n"
+    'Start a run:  ioh-tui run "GOAL" --workspace DIR --verify-cmd "pytest -q"\n'
     "Resume one:   ioh-tui resume RUN_ID   (add --decide approve|deny for a pending decision)"
 )
 
@@ -57,7 +57,12 @@ class StartScreen(Screen[None]):
     AUTO_FOCUS = "#start-pending"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "demo", "Demo", tooltip="Start the built-in demo (scripted model, no key, no network)"),
+        Binding(
+            "d",
+            "demo",
+            "Demo",
+            tooltip="Start the built-in demo (scripted model, no key, no network)",
+        ),
         Binding("r", "refresh", "Refresh", tooltip="Read the store again"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -84,7 +89,10 @@ class StartScreen(Screen[None]):
             else:
                 yield Static(setup_hint(), id="start-model", classes="-missing", markup=False)
             if self.demo_available:
-                yield Static("Press d for the demo: a scripted demo model fixing a failing test.", id="start-demo")
+                yield Static(
+                    "Press d for the demo: a scripted demo model fixing a failing test.",
+                    id="start-demo",
+                )
             yield Static("Pending decisions", classes="start-heading")
             yield DataTable(id="start-pending", cursor_type="row", zebra_stripes=True)
             yield Static("Recent runs", classes="start-heading")
@@ -102,7 +110,13 @@ class StartScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         """Read the store in a worker (the store is asyncio-native)."""
-        self.run_worker(self._load(), group="start", description="read the store", exclusive=True, exit_on_error=False)
+        self.run_worker(
+            self._load(),
+            group="start",
+            description="read the store",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     async def _load(self) -> None:
         if not self.store_path.exists():

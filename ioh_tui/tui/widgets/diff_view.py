@@ -1,5 +1,6 @@
-"""A scrollable view of what an ask would change: a highlighted diff (unified or split), new content,
-or a command line. Everything is shown; nothing is cut.
+"""A scrollable view of what an ask would change: a diff (unified or split), content, or a command.
+
+Everything is shown; nothing is cut.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ class DiffView(VerticalScroll, can_focus=True):
     split: reactive[bool] = reactive(False)
     """Before/after side by side (diffs only)."""
 
-    def __init__(self, body: str, kind: BodyKind, *, split: bool = False, id: str | None = None) -> None:
+    def __init__(
+        self, body: str, kind: BodyKind, *, split: bool = False, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.body = body
         """The (already escaped) text to show."""
@@ -49,7 +52,9 @@ class DiffView(VerticalScroll, can_focus=True):
     def on_mount(self) -> None:
         """Highlight a large diff off the loop (pygments on a huge input would stall the screen)."""
         if self.kind == "diff" and self._highlighted is None and self.line_count > SYNC_LINES:
-            self.run_worker(self._highlight_later(), group="highlight", description="highlight a large diff")
+            self.run_worker(
+                self._highlight_later(), group="highlight", description="highlight a large diff"
+            )
 
     async def _highlight_later(self) -> None:
         self._highlighted = await asyncio.to_thread(highlight.unified, self.body)

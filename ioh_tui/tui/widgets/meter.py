@@ -80,7 +80,10 @@ class Meter(Widget):
 
     def _bar(self, width: int) -> Text:
         if not self.limit:
-            return Text("no budget".ljust(width)[:width], style=self.get_component_rich_style("meter--empty"))
+            return Text(
+                "no budget".ljust(width)[:width],
+                style=self.get_component_rich_style("meter--empty"),
+            )
         filled = min(width, round(width * min(1.0, self.value / self.limit)))
         bar = Text("█" * filled, style=self.get_component_rich_style("meter--bar"))
         bar.append("░" * (width - filled), style=self.get_component_rich_style("meter--empty"))

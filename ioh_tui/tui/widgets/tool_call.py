@@ -1,4 +1,4 @@
-"""One tool call: a line "verb + path" with live status, a running output tail, and details on Enter."""
+"""One tool call: a line "verb + path" with live status, a running output tail, details on Enter."""
 
 from __future__ import annotations
 
@@ -40,7 +40,9 @@ class ToolCall(Widget, can_focus=True):
     """A collapsed tool call that expands (Enter or click) to its arguments and output."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle_details", "Details", tooltip="Show or hide arguments and output"),
+        Binding(
+            "enter,space", "toggle_details", "Details", tooltip="Show or hide arguments and output"
+        ),
     ]
     """Enter (or space) toggles the details of the focused call."""
 

@@ -1,4 +1,4 @@
-"""The transcript: an anchored scroll of step headers, streamed text and thinking, tool calls, notes."""
+"""The transcript: a scroll of step headers, streamed text and thinking, tool calls and notes."""
 
 from __future__ import annotations
 

@@ -1,0 +1,123 @@
+"""The start screen, the factory's refusals, and the launch entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.engine import TaskContract, run
+from ioh_tui.policy import DeferAll
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
+from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.launch import LaunchSpec
+from ioh_tui.tui.screens.start import StartScreen
+from tests.tui.harness import (
+    CHECK,
+    FIX_CALC,
+    FIXED,
+    USAGE,
+    calc_project,
+    finished,
+    modal,
+    scripted,
+)
+
+
+async def paused_run(tmp_path: Path) -> Path:
+    """A store holding one run paused on a deferred write."""
+    db = tmp_path / "store.db"
+    project = calc_project(tmp_path / "project")
+    async with Store.open(db) as store:
+        result = await run(
+            TaskContract.workspace("make add add", project, CHECK),
+            scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
+            store=store,
+            approver=DeferAll(),
+            sandbox=select("floor"),
+        )
+    assert result.outcome == "awaiting_approval"
+    return db
+
+
+def start_app(db: Path) -> IohApp:
+    app = make_app(db, mode="start")
+    app.animation_level = "none"
+    return app
+
+
+async def test_the_start_screen_lists_pending_decisions_and_recent_runs(tmp_path: Path) -> None:
+    app = start_app(await paused_run(tmp_path))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        pending = screen.query_one("#start-pending", DataTable)
+        runs = screen.query_one("#start-runs", DataTable)
+        assert pending.get_row_at(0)[2:4] == ["write", "calc.py"]
+        assert runs.get_row_at(0)[1:3] == ["make add add", "awaiting_approval"]
+
+
+async def test_without_a_model_it_says_how_to_configure_one(tmp_path: Path) -> None:
+    app = start_app(tmp_path / "absent.db")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        hint = str(app.screen.query_one("#start-model").render())
+        for var in ("OPENROUTER_API_KEY", "ANTHROPIC_MODEL", "OPENAI_API_KEY"):
+            assert var in hint
+        assert not (tmp_path / "absent.db").exists()  # looking never creates a store
+        await pilot.press("q")
+    assert app.exit_status == 0
+
+
+async def test_a_configured_model_is_named_but_its_key_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret-value")
+    monkeypatch.setenv("ANTHROPIC_MODEL", "claude-test")
+    app = start_app(tmp_path / "absent.db")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        text = str(app.screen.query_one("#start-model").render())
+        svg = app.export_screenshot()
+    assert "Anthropic · claude-test" in text
+    assert "sk-secret-value" not in svg
+
+
+def test_the_factory_refuses_an_incomplete_setup(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="needs a provider"):
+        make_app(tmp_path / "s.db", mode="run")
+    with pytest.raises(ConfigError, match="task contract"):
+        make_app(tmp_path / "s.db", mode="run", provider=scripted())
+    with pytest.raises(ConfigError, match="run id"):
+        make_app(tmp_path / "s.db", mode="resume", provider=scripted())
+
+
+def test_launch_spec_has_the_agreed_fields(tmp_path: Path) -> None:
+    spec = LaunchSpec(store_path=tmp_path / "s.db", mode="start")
+    assert (spec.contract, spec.provider, spec.policy, spec.sandbox) == (None, None, None, None)
+    assert (spec.run_id, spec.decision, spec.overrides) == (None, None, None)
+
+
+async def test_resume_asks_the_pending_decision_again_and_continues(tmp_path: Path) -> None:
+    db = await paused_run(tmp_path)
+    app = make_app(
+        db,
+        mode="resume",
+        run_id=1,
+        provider=scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
+        sandbox=select("floor"),
+    )
+    app.animation_level = "none"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await modal(pilot)
+        await pilot.press("y")
+        await finished(pilot)
+    assert app.result is not None and app.result.outcome == "success"
+    assert (tmp_path / "project" / "calc.py").read_text() == FIXED
