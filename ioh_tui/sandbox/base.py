@@ -30,6 +30,11 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 """No CPU, wall or memory cap; only the output, file-size and open-file defaults."""
 
+QUIET_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
+"""Python's bytecode cache keys on mtime in whole seconds and size: an edit within the same second
+that keeps the size (`a - b` to `a + b`) would run the stale cached module. Never write one."""
+
+
 GATE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=2048)
 """The verification gate's caps (the original's `SandboxLimits::default()`)."""
 

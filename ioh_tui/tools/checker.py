@@ -29,10 +29,9 @@ import json
 import shlex
 
 from ioh_tui.core.errors import SandboxError
-from ioh_tui.sandbox.base import ExecResult, Limits
+from ioh_tui.sandbox.base import QUIET_ENV, ExecResult, Limits
 from ioh_tui.toolchain import OFFLINE_ENV, home_env
 from ioh_tui.tools.base import ToolContext, cap
-from ioh_tui.verification.criteria import QUIET_ENV
 
 _WRITE_LINE_ROOM = 400
 """Characters of the observation cap left for the write's own line above the findings."""

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ioh_tui.core.acts import Act
-from ioh_tui.sandbox.base import ExecResult, Limits
+from ioh_tui.sandbox.base import QUIET_ENV, ExecResult, Limits
 from ioh_tui.tools.base import ArgumentError, Deferral, Refusal, ToolContext, ToolResult, cap
-from ioh_tui.verification.criteria import QUIET_ENV
 
 
 def parse_argv(args: Mapping[str, Any]) -> list[str]:

@@ -199,6 +199,8 @@ class IohApp(App[int]):
         worker = event.worker
         if worker.group != RUN_GROUP:
             return
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            self.refresh_bindings()
         if event.state == WorkerState.SUCCESS:
             self.result = worker.result
         elif event.state == WorkerState.ERROR:
@@ -213,6 +215,15 @@ class IohApp(App[int]):
     def run_ended(self, outcome: str) -> None:
         """The root run finished (its last event arrived)."""
         self.set_terminal_title(f"ioh-tui — {outcome}")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer "stop" while a run goes and "quit" once it has ended (the footer follows)."""
+        if action == "stop_run":
+            return self.running
+        if action == "quit_when_idle":
+            return not self.running
+        return True
 
     def waiting_on_you(self, what: str) -> None:
         """A decision waits: ring the bell and say so in the terminal title."""

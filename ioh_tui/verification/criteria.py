@@ -14,12 +14,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol
 
 from ioh_tui.core.errors import ConfigError, SandboxError
-from ioh_tui.sandbox.base import GATE_LIMITS, ExecResult, Limits, Sandbox
+from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, ExecResult, Limits, Sandbox
 
 Status = Literal["passed", "failed", "errored"]
-QUIET_ENV = {"PYTHONDONTWRITEBYTECODE": "1"}
-"""Python's bytecode cache keys on mtime in whole seconds and size: an edit within the same second
-that keeps the size (`a - b` to `a + b`) would run the stale cached module. Never write one."""
 OUTPUT_TAIL = 4000
 """Characters of a failed command's output kept as evidence."""
 

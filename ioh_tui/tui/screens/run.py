@@ -214,7 +214,7 @@ class RunScreen(Screen[None]):
                 await transcript.void(step, agent, note)
                 self.status.activity = f"step {step}: retrying"
             case ev.StepFinished():
-                await transcript.finish_streams()
+                await transcript.close_stream(agent)
             case ev.VerificationStarted(criterion=criterion) if agent is None:
                 self.gate.started(criterion)
                 self.status.activity = "verifying"
@@ -245,7 +245,8 @@ class RunScreen(Screen[None]):
                 if event.decision == "approve"
                 else "denied"
             )
-            text = f"decision {event.request_id} {verb} by {event.by}"
+            by = "you" if event.by == "approver" else event.by
+            text = f"decision {event.request_id} {verb} by {by}"
             if event.remembered:
                 text += f"; remembering {', '.join(event.remembered)}"
             if event.reason:

@@ -152,8 +152,14 @@ class ToolCall(Widget, can_focus=True):
 
 
 def _short(summary: str) -> str:
-    """The summary without its leading `[tag]`, which repeats the line."""
-    if summary.startswith("[") and "]" in summary:
-        rest = summary[summary.index("]") + 1 :].strip()
-        return rest or summary
-    return summary
+    """The summary without its leading `[tag]`, which repeats the line.
+
+    `[read calc.py] (2 lines)` gives `(2 lines)`; `[exec `cmd` exit 1]` gives `exit 1`.
+    """
+    if not (summary.startswith("[") and "]" in summary):
+        return summary
+    tag, rest = summary[1 : summary.index("]")], summary[summary.index("]") + 1 :].strip()
+    if rest:
+        return rest
+    after_command = tag.rsplit("`", 1)[1].strip() if tag.count("`") >= 2 else ""
+    return after_command or summary

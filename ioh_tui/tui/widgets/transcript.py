@@ -107,6 +107,10 @@ class Transcript(VerticalScroll):
         """A one-line remark (a decision, a gate result, the outcome)."""
         await self.mount_block(Static(text, classes=f"note {classes}".strip(), markup=False))
 
+    async def close_stream(self, agent: int | None) -> None:
+        """Flush and close one agent's open stream (its step ended)."""
+        await self._close(agent)
+
     async def finish_streams(self) -> None:
         """Flush and close every open stream (end of step or of the run)."""
         for agent in list(self._open):

@@ -1,4 +1,4 @@
-"""Deferred decisions across processes: `exec --on-approval defer`, `approvals`, `resume --decide`."""
+"""Deferred decisions across processes: `exec --on-approval defer`, `approvals`, `resume`."""
 
 from __future__ import annotations
 
@@ -131,7 +131,7 @@ async def test_resume_decide_answers_a_live_run_waiting_in_another_process(
                 sandbox=select("floor"),
             )
         )
-        while not await store.approvals(pending_only=True):
+        while not await store.approvals(pending_only=True):  # noqa: ASYNC110 - polls the store
             await asyncio.sleep(0.02)
         answer = await asyncio.create_subprocess_exec(
             sys.executable,
