@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ioh_tui.core.errors import ConfigError, SandboxError
-from ioh_tui.sandbox.base import GATE_LIMITS, ExecResult, Limits, Sandbox
+from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, ExecResult, Limits, Sandbox
 from ioh_tui.sandbox.workdir import workdir
 from ioh_tui.toolchain import home_env
-from ioh_tui.verification.criteria import QUIET_ENV, GateOutcome, resolve_in
+from ioh_tui.verification.criteria import GateOutcome, resolve_in
 
 RUSTC = "rustc"
 EDITION = ("--edition", "2021")

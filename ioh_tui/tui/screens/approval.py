@@ -53,6 +53,8 @@ class ApprovalModal(ModalScreen[Decision]):
             "Back / stop run",
             tooltip="Leave the form; on the choices, stop the run",
         ),
+        # A modal screen hides the app's bindings (priority ones aside), so help is repeated here.
+        Binding("f1,question_mark", "app.help", "Help", show=False),
     ]
     """Answer keys act only on the choices; ctrl+s and escape act in the forms."""
 
