@@ -52,9 +52,7 @@ class RunScreen(Screen[None]):
         Binding(
             "g", "gate", "Gate output", tooltip="The verification gate's command and output tail"
         ),
-        Binding(
-            "q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"
-        ),
+        Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
 

@@ -34,6 +34,9 @@ class AgentText(Markdown):
         self._pieces.append(fragment)
         if self._stream is None:
             self._stream = Markdown.get_stream(self)
+            if self.agent is not None and len(self._pieces) == 1:
+                # Sub-agents stream concurrently with the root; each block says whose it is.
+                await self._stream.write(f"**[agent {self.agent}]** ")
         await self._stream.write(fragment)
 
     async def close(self) -> None:

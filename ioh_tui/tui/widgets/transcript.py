@@ -85,7 +85,8 @@ class Transcript(VerticalScroll):
             call_id=call_id,
             name=name,
             arguments=arguments,
-            line=tool_line(name, arguments, self.root),
+            line=(f"[agent {agent}] " if agent is not None else "")
+            + tool_line(name, arguments, self.root),
             agent=agent,
         )
         self._calls[(agent, call_id)] = call

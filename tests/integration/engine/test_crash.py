@@ -34,7 +34,7 @@ SCENARIO: dict[str, Any] = {
             "tool_calls": [
                 {
                     "name": "exec",
-                    "arguments": {"argv": [sys.executable, "-c", "import time; time.sleep(0.4)"]},
+                    "arguments": {"argv": [sys.executable, "-c", "import time; time.sleep(1.0)"]},
                 }
             ],
         },
