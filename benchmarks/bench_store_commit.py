@@ -13,12 +13,13 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from ioh_tui.store import StepCommit, Store
 from ioh_tui.store.schema import MIGRATIONS
 
 STEPS = 500
-MESSAGES = [
+MESSAGES: list[dict[str, Any]] = [
     {
         "role": "assistant",
         "content": "Reading a.txt." * 4,
@@ -32,7 +33,7 @@ MESSAGES = [
         "tool_call_id": "c",
     },
 ]
-CALLS = [
+CALLS: list[dict[str, Any]] = [
     {
         "call_id": "c",
         "name": "read_file",

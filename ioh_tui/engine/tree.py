@@ -291,6 +291,8 @@ class Tree:
             agent_label=label,
             tree=self,
             who_depth=d.who_depth + 1,
+            toolchain=d.toolchain,
+            project=d.project,
         )
 
 
