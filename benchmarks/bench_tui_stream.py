@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ioh_tui.core.events import Event  # noqa: E402
-from ioh_tui.core.transcript import (  # noqa: E402
+from ioh_tui.core.events import Event
+from ioh_tui.core.transcript import (
     AttemptSink,
     Completion,
     Request,
@@ -28,20 +28,30 @@ from ioh_tui.core.transcript import (  # noqa: E402
     TextPiece,
     Usage,
 )
-from ioh_tui.engine import RunResult, TaskContract, run  # noqa: E402
-from ioh_tui.sandbox import select  # noqa: E402
-from ioh_tui.store import Store  # noqa: E402
+from ioh_tui.engine import RunResult, TaskContract, run
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
 
 TOKENS = 20_000
 PROBE_S = 0.005
-WORDS = ["the ", "quick ", "**brown** ", "fox ", "jumps ", "over ", "`lazy` ", "dogs.\n\n"]
+PACED_TOKENS = 2_000
+PACED_RATE = 400.0
+"""A fast real model's pace (tokens a second), for the lag a person feels while it streams."""
+SENTENCE = ["The ", "quick ", "**brown** ", "fox ", "jumps ", "over ", "the ", "`lazy` ", "dog. "]
+WORDS = SENTENCE * 6 + ["\n\n"]
+"""About 55 tokens a paragraph, with inline Markdown, like a model's prose."""
 
 
 class TokenStream:
-    """A model that streams TOKENS pieces of Markdown, then stops calling tools."""
+    """A model that streams `tokens` pieces of Markdown, then stops calling tools.
 
-    def __init__(self) -> None:
-        self.text = "".join(WORDS[i % len(WORDS)] for i in range(TOKENS))
+    `rate` (tokens a second) paces it like a real model; None streams as fast as the loop allows.
+    """
+
+    def __init__(self, tokens: int = TOKENS, rate: float | None = None) -> None:
+        self.tokens = tokens
+        self.rate = rate
+        self.text = "".join(WORDS[i % len(WORDS)] for i in range(tokens))
 
     @property
     def name(self) -> str:
@@ -59,11 +69,14 @@ class TokenStream:
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
     ) -> Completion:
-        for i in range(TOKENS):
+        for i in range(self.tokens):
             if on_piece is not None:
                 on_piece(TextPiece(WORDS[i % len(WORDS)]))
-            await asyncio.sleep(0)
-        return Completion(text=self.text, usage=Usage(1000, TOKENS))
+            if self.rate is None:
+                await asyncio.sleep(0)
+            elif i % 10 == 9:
+                await asyncio.sleep(10 / self.rate)
+        return Completion(text=self.text, usage=Usage(1000, self.tokens))
 
     async def aclose(self) -> None:
         return None
@@ -79,7 +92,9 @@ async def headless(root: Path, db: Path) -> tuple[float, RunResult]:
 
     started = time.perf_counter()
     async with Store.open(db) as store:
-        result = await run(contract(root), TokenStream(), store=store, sandbox=select("floor"), observers=[ignore])
+        result = await run(
+            contract(root), TokenStream(), store=store, sandbox=select("floor"), observers=[ignore]
+        )
     return time.perf_counter() - started, result
 
 
@@ -91,18 +106,19 @@ async def probe(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(max(0.0, loop.time() - before - PROBE_S))
 
 
-async def in_app(root: Path, db: Path) -> tuple[float, list[float], int]:
+async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[float], int]:
     from ioh_tui.tui.factory import make_app
 
-    app = make_app(db, mode="run", contract=contract(root), provider=TokenStream(), sandbox=select("floor"))
+    app = make_app(db, mode="run", contract=contract(root), provider=model, sandbox=select("floor"))
     app.animation_level = "none"
     lags: list[float] = []
     stop = asyncio.Event()
     async with app.run_test(size=(120, 40)) as pilot:
         started = time.perf_counter()
         prober = asyncio.create_task(probe(lags, stop))
+        await app.workers.wait_for_complete()
         while app.run_screen is None or app.run_screen.outcome is None:
-            await asyncio.sleep(0.01)
+            await pilot.pause(0.01)  # the screen is still draining its queue of events
         elapsed = time.perf_counter() - started
         stop.set()
         await prober
@@ -121,15 +137,26 @@ def main() -> None:
         root = Path(tmp) / "ws"
         root.mkdir()
         base, result = asyncio.run(headless(root, Path(tmp) / "headless.db"))
-        shown, lags, events = asyncio.run(in_app(root, Path(tmp) / "app.db"))
+        shown, lags, events = asyncio.run(in_app(root, Path(tmp) / "app.db", TokenStream()))
+        paced_s, paced, _ = asyncio.run(
+            in_app(root, Path(tmp) / "paced.db", TokenStream(PACED_TOKENS, PACED_RATE))
+        )
     print(f"tokens streamed:        {TOKENS:,} (outcome {result.outcome})")
     print(f"headless run:           {base:.2f} s ({TOKENS / base:,.0f} tokens/s)")
-    print(f"in the app:             {shown:.2f} s ({TOKENS / shown:,.0f} tokens/s, {events:,} events handled)")
-    print(f"app / headless:         {shown / base:.2f}x")
     print(
-        f"event-loop lag (app):   p50 {percentile(lags, 0.5) * 1000:.1f} ms, "
-        f"p99 {percentile(lags, 0.99) * 1000:.1f} ms, max {max(lags, default=0) * 1000:.1f} ms "
-        f"({len(lags)} probes, mean {statistics.fmean(lags) * 1000 if lags else 0:.1f} ms)"
+        f"in the app:             {shown:.2f} s ({TOKENS / shown:,.0f} tokens/s, {events:,} events)"
+    )
+    print(f"app / headless:         {shown / base:.1f}x")
+    print(f"loop lag, flat out:     {lag(lags)}")
+    print(f"loop lag, {PACED_RATE:.0f} tok/s:    {lag(paced)} (run took {paced_s:.2f} s)")
+
+
+def lag(values: list[float]) -> str:
+    """p50 / p99 / max of probe lateness, in milliseconds."""
+    mean = statistics.fmean(values) * 1000 if values else 0.0
+    return (
+        f"p50 {percentile(values, 0.5) * 1000:.1f} ms, p99 {percentile(values, 0.99) * 1000:.1f} ms,"
+        f" max {max(values, default=0) * 1000:.1f} ms ({len(values)} probes, mean {mean:.1f} ms)"
     )
 
 

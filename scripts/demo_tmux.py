@@ -106,7 +106,10 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     status = play(out, args.timeout)
     if status == 0 and not args.no_pictures:
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "screenshots.py"), "--out", str(out)], check=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "screenshots.py"), "--out", str(out)],
+            check=True,
+        )
     raise SystemExit(status)
 
 

@@ -23,7 +23,10 @@ from ioh_tui.store.schema import SCHEMA_VERSION
 from ioh_tui.verification import Command
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "store-v1.db"
-FIX = {"name": "edit_file", "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"}}
+FIX = {
+    "name": "edit_file",
+    "arguments": {"path": "calc.py", "old_text": "a - b", "new_text": "a + b"},
+}
 
 
 async def main() -> None:
@@ -35,11 +38,15 @@ async def main() -> None:
         (ws / "check_calc.py").write_text("import calc\n\nassert calc.add(2, 3) == 5\n")
         db = Path(tmp) / "store.db"
         provider = ScriptedProvider(
-            parse_scenario({"turns": [{"text": "Reading.", "tool_calls": [FIX]}, {"text": "Done."}]})
+            parse_scenario(
+                {"turns": [{"text": "Reading.", "tool_calls": [FIX]}, {"text": "Done."}]}
+            )
         )
         contract = TaskContract.workspace("fix add", ws, Command(["python3", "check_calc.py"]))
         async with Store.open(db) as store:
-            result = await run(contract, provider, store=store, approver=DeferAll(), sandbox=select("floor"))
+            result = await run(
+                contract, provider, store=store, approver=DeferAll(), sandbox=select("floor")
+            )
             assert result.outcome == "awaiting_approval"
             await store._db.execute(
                 "UPDATE runs SET root = '/fixture/ws', contract = replace(contract, ?, '/fixture/ws')",

@@ -46,14 +46,17 @@ def save(app: Any, out: Path, name: str) -> Path:
 def to_png(svg: Path) -> Path | None:
     """Convert with rsvg-convert or cairosvg, whichever exists; None when neither does."""
     png = svg.with_suffix(".png")
+    # Textual writes runs of spaces as no-break spaces; without xml:space="preserve" converters
+    # drop the one leading each styled span, gluing words together in the picture.
+    text = svg.read_text(encoding="utf-8").replace("<svg ", '<svg xml:space="preserve" ', 1)
     if shutil.which("rsvg-convert"):
-        subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], check=True)
+        subprocess.run(["rsvg-convert", "-o", str(png)], input=text.encode(), check=True)
         return png
     try:
         cairosvg = importlib.import_module("cairosvg")
     except ImportError:
         return None
-    cairosvg.svg2png(url=str(svg), write_to=str(png))
+    cairosvg.svg2png(bytestring=text.encode(), write_to=str(png))
     return png
 
 

@@ -78,7 +78,10 @@ def _progress_line(event: ev.Event) -> str | None:
             return None
         case ev.RunStarted():
             model = f"{event.provider} {event.model or ''}".strip()
-            return f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
+            line = f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
+            if event.sandbox == "none":
+                line += "\nWARNING: --sandbox none: commands run with no containment at all"
+            return line
         case ev.StepStarted():
             return f"step {event.step}"
         case ev.ToolCallFinished():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping
+
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
@@ -108,10 +111,22 @@ async def _run(
 
         ctx.journal = journal
     result = await d.cancel.guard(d.tools.dispatch(call.name, call.arguments, ctx))
+    if "argv" in result.meta:
+        await record_command(d, n, result.meta)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
         await d.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
+
+
+async def record_command(d: Drive, n: int, meta: Mapping[str, object]) -> None:
+    """The trace of one sandboxed command: what ran, under which backend, and any cap it hit."""
+    backend = str(meta.get("backend", d.sandbox.backend))
+    argv = meta["argv"]
+    line = shlex.join(str(a) for a in argv) if isinstance(argv, list) else str(argv)
+    await d.store.add_sandbox_event(d.run_id, n, "exec", backend, line)
+    if meta.get("cap_hit"):
+        await d.store.add_sandbox_event(d.run_id, n, "cap_hit", backend, str(meta["cap_hit"]))
 
 
 def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:

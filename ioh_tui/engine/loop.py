@@ -25,7 +25,7 @@ from ioh_tui.core.transcript import (
 )
 from ioh_tui.engine.cancel import RunCancelled
 from ioh_tui.engine.contract import RunResult
-from ioh_tui.engine.dispatch import dispatch_call, tool_row
+from ioh_tui.engine.dispatch import dispatch_call, record_command, tool_row
 from ioh_tui.engine.gate import Preset
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
@@ -173,6 +173,11 @@ async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
         criterion.evaluate(d.contract.root, d.contract.subject, d.sandbox)
     )
     detail = outcome.detail
+    if outcome.result is not None:
+        r = outcome.result
+        await record_command(
+            d, n, {"argv": list(r.argv), "backend": r.backend, "cap_hit": r.cap_hit}
+        )
     if outcome.result is not None and outcome.status != "passed":
         tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
         detail = f"{detail}\n{tail}" if tail else detail

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +37,11 @@ async def command_running(pilot: Pilot[Any]) -> None:
     await pilot.pause()
 
 
-def running(app: IohApp) -> Callable[[Pilot[Any]], Awaitable[None]]:
-    return command_running
-
-
 class TestRunView:
     def test_running(self, snap_compare: SnapCompare, tmp_path: Path) -> None:
         """You should see step 1 (text, `read calc.py`, a failed gate in red) and step 2 running
-        `python3 -B slow_tests.py` with its live tail, meters 2 / 8 steps and 1.9k / 4.0k tokens,
-        the gate badge `✗ failed`, and the status line naming the scripted test model and sandbox."""
+        `python3 -B slow_tests.py` with its live tail, meters 2 / 8 steps and 1.9k / 4.0k
+        tokens, the gate badge `✗ failed`, and the status line naming the model and sandbox."""
         assert snap_compare(running_app(tmp_path), terminal_size=SIZE, run_before=command_running)
 
     def test_finished(self, snap_compare: SnapCompare, tmp_path: Path) -> None:
@@ -91,7 +87,8 @@ class TestApprovalModal:
 
     def test_remember_form(self, snap_compare: SnapCompare, tmp_path: Path) -> None:
         """You should see the remember form: the pattern field prefilled with `calc.py`, the scope
-        choice (this run only / save to a policy file) and `will keep: write allow calc.py`."""
+        choice (this run only / save to a policy file) and the preview
+        `will keep: write allow calc.py — this run only`."""
 
         async def remember(pilot: Pilot[Any]) -> None:
             await modal(pilot)

@@ -13,6 +13,7 @@ from ioh_tui.policy import DeferAll
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.bridge import RunParts, given
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.launch import LaunchSpec
 from ioh_tui.tui.screens.start import StartScreen
@@ -25,6 +26,7 @@ from tests.tui.harness import (
     finished,
     modal,
     scripted,
+    until,
 )
 
 
@@ -121,3 +123,25 @@ async def test_resume_asks_the_pending_decision_again_and_continues(tmp_path: Pa
         await finished(pilot)
     assert app.result is not None and app.result.outcome == "success"
     assert (tmp_path / "project" / "calc.py").read_text() == FIXED
+
+
+async def test_d_on_the_start_screen_starts_the_demo(tmp_path: Path) -> None:
+    project = calc_project(tmp_path / "project")
+    app = start_app(tmp_path / "store.db")
+    # The demo's parts, swapped for a scripted run of the calc project (no server, no copy).
+    app.config.demo = given(
+        RunParts(
+            scripted({"text": "Demo says hi.", "usage": USAGE}),
+            TaskContract.workspace("demo goal", project),
+            sandbox=select("floor"),
+            label="scripted demo model",
+        )
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("d")
+        await until(pilot, lambda: app.run_screen is not None)
+        await finished(pilot)
+        assert app.screen is app.run_screen
+        assert app.run_screen.status.facts[0] == "scripted demo model"
+    assert app.result is not None and app.result.outcome == "finished"

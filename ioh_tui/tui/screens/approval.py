@@ -213,11 +213,9 @@ class ApprovalModal(ModalScreen[Decision]):
         pattern = self.query_one("#remember-pattern", Input).value.strip() or "?"
         to_file = self.query_one("#scope-file", RadioButton).value
         self.query_one("#remember-file", Input).display = to_file
-        where = (
-            f"saved to {self.query_one('#remember-file', Input).value}"
-            if to_file
-            else "for this run"
-        )
+        file = self.query_one("#remember-file", Input).value
+        # A saved file is an overlay: later runs use it when given as `--policy FILE`.
+        where = f"this run, and saved to {file} (use with --policy)" if to_file else "this run only"
         self.query_one("#remember-preview", Static).update(
             f"will keep: {self.request.act.value} allow {pattern} — {where}"
         )

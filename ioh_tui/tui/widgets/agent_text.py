@@ -6,9 +6,10 @@ from textual.timer import Timer
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownStream
 
-FLUSH_S = 1 / 30
-"""Fragments are handed to the stream at most this often: a Markdown append costs far more than a
-token, and 30 updates a second reads as live while cutting the rendering work many times over."""
+FLUSH_S = 1 / 20
+"""Fragments are handed to the stream at most this often. A Markdown append (and the re-layout it
+causes) costs far more than a token; Textual's docs put the widget's pace near 20 appends a second,
+which still reads as live. Measured in benchmarks/bench_tui_stream.py."""
 
 
 class AgentText(Markdown):
@@ -28,9 +29,9 @@ class AgentText(Markdown):
         """The agent (sub-agent run id) that produced it; None for the root."""
         self._stream: MarkdownStream | None = None
         self._pieces: list[str] = []
-        self._pending: list[str] = []
+        self._unsent: list[str] = []
         self._timer: Timer | None = None
-        self._closed = False
+        self._finished = False
 
     @property
     def text(self) -> str:
@@ -40,31 +41,32 @@ class AgentText(Markdown):
     @property
     def streaming(self) -> bool:
         """Whether more output may still come."""
-        return not self._closed
+        return not self._finished
 
     async def write(self, fragment: str) -> None:
         """Take a fragment; it reaches the stream at the next flush."""
         self._pieces.append(fragment)
-        self._pending.append(fragment)
+        if self._stream is None:
+            # Created here, on the caller's task (the run screen), not on the flush timer's:
+            # the stream's task mounts blocks into this widget and must not be its own timer.
+            self._stream = Markdown.get_stream(self)
+            if self.agent is not None:
+                # Sub-agents stream concurrently with the root; each block says whose it is.
+                self._unsent.append(f"**[agent {self.agent}]** ")
+        self._unsent.append(fragment)
         if self._timer is None:
             self._timer = self.set_timer(FLUSH_S, self._flush, name="flush")
 
     async def _flush(self) -> None:
         self._timer = None
-        if not self._pending:
-            return
-        batch = "".join(self._pending)
-        self._pending.clear()
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-            if self.agent is not None:
-                # Sub-agents stream concurrently with the root; each block says whose it is.
-                batch = f"**[agent {self.agent}]** {batch}"
-        await self._stream.write(batch)
+        if self._unsent and self._stream is not None:
+            batch = "".join(self._unsent)
+            self._unsent.clear()
+            await self._stream.write(batch)
 
     async def close(self) -> None:
         """Flush what is pending and stop the stream (the step's output is complete)."""
-        self._closed = True
+        self._finished = True
         if self._timer is not None:
             self._timer.stop()
         await self._flush()

@@ -35,6 +35,7 @@ async def test_reads_fixes_and_passes_the_gate(project: Path, tmp_path: Path) ->
         messages = await store.messages(result.run_id)
         gates = await store.gate_attempts(result.run_id)
         calls = await store.tool_calls(result.run_id)
+        sandboxed = await store.sandbox_events(result.run_id)
     assert seen.kinds()[0] == "run_started" and seen.kinds()[-1] == "run_finished"
     for step in (1, 2):
         streamed = "".join(e.text for e in seen.of("text_delta") if e.step == step)
@@ -44,6 +45,9 @@ async def test_reads_fixes_and_passes_the_gate(project: Path, tmp_path: Path) ->
         assert streamed == stored and stored
     assert "".join(e.text for e in seen.of("thinking_delta")) == "The sign is wrong."
     assert [g["status"] for g in gates] == ["failed", "passed"]
+    # Each gate run is in the trace: what ran, under which backend.
+    assert [(e["kind"], e["backend"]) for e in sandboxed] == [("exec", "portable-floor")] * 2
+    assert all(e["detail"].endswith("check_calc.py") for e in sandboxed)
     assert [c["name"] for c in calls] == ["read_file", "edit_file"]
     assert calls[0]["output"].startswith("[read calc.py]") and "a - b" in calls[0]["output"]
 
@@ -200,3 +204,16 @@ async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> N
 def _store_bytes(folder: Path) -> bytes:
     """The store file and its write-ahead log, if one remains."""
     return b"".join(f.read_bytes() for f in sorted(folder.iterdir()) if f.name.startswith("t.db"))
+
+
+async def test_a_retry_that_would_outlast_the_time_budget_ends_the_run(project: Path) -> None:
+    provider = scripted(
+        {"tool_calls": [READ_CALC], "errors": [{"status": 429, "retry_after_s": 30}]}
+    )
+    async with Store.memory() as store:
+        contract = TaskContract.workspace("wait", project, CHECK).with_time_budget(5)
+        result = await run(contract, provider, store=store, sandbox=select("floor"))
+        attempts = await store.provider_calls(result.run_id)
+    assert (result.outcome, result.steps) == ("time_budget_exceeded", 0)
+    assert "would outlast the time budget" in result.detail
+    assert [a["failure"] for a in attempts] == ["rate_limited (HTTP 429)"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.engine import Containment, TaskContract, run_tree
-from ioh_tui.policy import Policy
+from ioh_tui.policy import ApproveAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
@@ -230,3 +230,34 @@ async def test_detached_children_report_at_a_later_step(project: Path) -> None:
     assert first["content"].startswith("[spawned] 'background job' works in the background")
     report = next(m for m in messages if m["role"] == "user" and m["content"].startswith("[child"))
     assert report["step"] in (2, 3) and "-> finished" in report["content"]
+
+
+async def test_a_childs_decision_reaches_the_same_approver_naming_the_agent(project: Path) -> None:
+    writer = {
+        "turns": [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "notes.txt", "content": "hi"}}
+                ]
+            },
+            {"text": "ok"},
+        ]
+    }
+    approver = ApproveAll()
+    async with Store.memory() as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(1, child=writer),
+            store=store,
+            containment=Containment(max_total_agents=2, max_concurrent=1, max_depth=1),
+            approver=approver,
+            sandbox=select("floor"),
+        )
+        (kid,) = await store.children(result.run_id)
+    (request,) = approver.seen
+    assert (request.target, request.agent_label, request.run_id) == (
+        "notes.txt",
+        f"agent-{kid.id}",
+        kid.id,
+    )
+    assert (project / "notes.txt").read_text() == "hi"

@@ -1,4 +1,4 @@
-"""Factory-built apps for the snapshots: the calc project driven by a scripted model, fixed clock."""
+"""Factory-built apps for the snapshots: the calc project, a scripted model, a fixed clock."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ from ioh_tui.policy import Policy
 from ioh_tui.tui.app import IohApp
 from tests.tui.harness import FIX_CALC, READ_CALC, USAGE, build
 
-SLOW_TESTS = "import time\nprint('collecting 3 tests', flush=True)\nprint('test_add ... ', flush=True)\ntime.sleep(60)\n"
+SLOW_TESTS = (
+    "import time\n"
+    "print('collecting 3 tests', flush=True)\n"
+    "print('test_add ... ', flush=True)\n"
+    "time.sleep(60)\n"
+)
 """A test run that prints, then hangs: the running view shows its live tail."""
 
 INTRO = {
