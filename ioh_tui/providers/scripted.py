@@ -10,6 +10,7 @@ import asyncio
 import json
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from ioh_tui.core.errors import ProviderError
@@ -43,8 +44,15 @@ class ScriptedProvider:
         retry: RetryPolicy = FAST_RETRIES,
         sleep: Sleep = asyncio.sleep,
         name: str = "scripted",
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
     ) -> None:
+        # Like every provider it takes base_url= and api_key=; a scripted model needs neither.
+        del base_url, api_key
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        if model is not None:
+            self.scenario = replace(self.scenario, model=model)
         self.max_retries = max_retries
         self._retry = retry
         self._sleep = sleep
