@@ -133,6 +133,7 @@ def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
     from ioh_tui.cli.options import (
         budget_overrides,
+        build_containment,
         build_contract,
         build_policy,
         build_provider,
@@ -154,6 +155,7 @@ def _app(args: argparse.Namespace) -> int:
             provider=build_provider(args, contract.max_retries),
             policy=build_policy(args, contract_policy),
             sandbox=build_sandbox(args),
+            containment=build_containment(args),
         )
     elif args.command == "resume":
         decision = None

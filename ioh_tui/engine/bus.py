@@ -78,9 +78,8 @@ class EventLog:
 
     async def drain(self) -> None:
         """Write everything queued so far, then stop the writer."""
-        if self._task is None:
+        task, self._task = self._task, None
+        if task is None or task.done():  # never started, or cancelled with its loop
             return
         self._queue.put_nowait(None)
-        await self._queue.join()
-        await self._task
-        self._task = None
+        await task

@@ -205,6 +205,21 @@ async def query(d: Drive, n: int) -> Completion:
             d.bus.emit(ev.ThinkingDelta(**_who(d), step=n, text=piece.text))
 
     pending: list[Attempt] = []
+
+    def on_attempt(attempt: Attempt) -> None:
+        pending.append(attempt)
+        if attempt.retry_in_s is not None:
+            # Announced at once: it voids the text this failed attempt streamed (the app clears it).
+            d.bus.emit(
+                ev.RetryScheduled(
+                    **_who(d),
+                    step=n,
+                    attempt=attempt.attempt,
+                    error_kind=attempt.failure or "",
+                    delay_ms=int(attempt.retry_in_s * 1000),
+                )
+            )
+
     deadline = None
     if d.contract.time_budget_s is not None:
         remaining = d.contract.time_budget_s - await d.store.elapsed_s(d.run_id)
@@ -212,7 +227,7 @@ async def query(d: Drive, n: int) -> Completion:
     try:
         completion = await d.cancel.guard(
             d.provider.complete(
-                request, on_piece=on_piece, on_attempt=pending.append, deadline=deadline
+                request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
             )
         )
     except BudgetExhausted as exc:
@@ -239,7 +254,7 @@ async def query(d: Drive, n: int) -> Completion:
 
 
 async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
-    """One accounting row per attempt; a retry is announced as an event."""
+    """One accounting row per attempt."""
     for a in attempts:
         u = a.usage
         await d.store.add_provider_call(
@@ -261,16 +276,6 @@ async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
                 "failure": a.failure,
             },
         )
-        if a.retry_in_s is not None:
-            d.bus.emit(
-                ev.RetryScheduled(
-                    **_who(d),
-                    step=n,
-                    attempt=a.attempt,
-                    error_kind=a.failure or "",
-                    delay_ms=int(a.retry_in_s * 1000),
-                )
-            )
     attempts.clear()
 
 

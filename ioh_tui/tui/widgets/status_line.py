@@ -44,10 +44,13 @@ class StatusLine(Widget):
         self._restate()
 
     def _restate(self) -> None:
-        self.set_class(bool(self.waiting), "-waiting")
-        self.set_class(bool(self.outcome) and not self.waiting, "-done")
+        ended = bool(self.outcome) and not self.waiting
         good = self.outcome in ("success", "finished")
-        self.set_class(bool(self.outcome) and not good and not self.waiting, "-bad")
+        paused = self.outcome == "awaiting_approval"
+        self.set_class(bool(self.waiting), "-waiting")
+        self.set_class(ended and good, "-done")
+        self.set_class(ended and paused, "-paused")
+        self.set_class(ended and not good and not paused, "-bad")
 
     def render(self) -> Text:
         """The status, then as many facts as fit."""

@@ -217,3 +217,33 @@ async def test_a_retry_that_would_outlast_the_time_budget_ends_the_run(project: 
     assert (result.outcome, result.steps) == ("time_budget_exceeded", 0)
     assert "would outlast the time budget" in result.detail
     assert [a["failure"] for a in attempts] == ["rate_limited (HTTP 429)"]
+
+
+async def test_a_retry_is_announced_before_the_retried_attempt_streams(project: Path) -> None:
+    turn = {
+        "text": "A fairly long answer that streams.",
+        "tool_calls": [FIX_CALC],
+        "errors": [{"disconnect_after_chunks": 2}],
+    }
+    seen = Recorder()
+    async with Store.memory() as store:
+        result = await run(
+            TaskContract.workspace("fix", project, CHECK),
+            scripted(turn),
+            store=store,
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            observers=[seen],
+        )
+        attempts = await store.provider_calls(result.run_id)
+    assert result.outcome == "success"
+    kinds = [e.kind for e in seen.events if e.kind in ("text_delta", "retry", "usage")]
+    retry = kinds.index("retry")
+    assert kinds[:retry] == ["text_delta", "text_delta"] and kinds[-1] == "usage"
+    after = "".join(
+        e.text
+        for e in seen.events[seen.events.index(seen.of("retry")[0]) :]
+        if e.kind == "text_delta"
+    )
+    assert after == "A fairly long answer that streams."
+    assert [a["failure"] for a in attempts] == ["transport", None]
