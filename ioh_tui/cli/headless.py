@@ -7,8 +7,9 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from ioh_tui.cli.options import (
     budget_overrides,
@@ -123,16 +124,13 @@ def _report(result: RunResult, as_json: bool) -> int:
     return result.exit_status
 
 
-async def _with_signals(
-    cancel: CancelToken, work: Callable[[], asyncio.Future[RunResult] | object]
-) -> RunResult:
+async def _with_signals(cancel: CancelToken, work: Awaitable[RunResult]) -> RunResult:
+    """Await the run with SIGINT and SIGTERM stopping it cleanly (outcome `cancelled`)."""
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, cancel.cancel, f"stopped by {signal.Signals(sig).name}")
     try:
-        result = await work()  # type: ignore[misc]
-        assert isinstance(result, RunResult)
-        return result
+        return await work
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -146,36 +144,22 @@ def exec_command(args: argparse.Namespace) -> int:
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
     containment = build_containment(args)
-    if containment is not None:
-        return _run_headless(
-            lambda store, cancel: run_tree(
-                contract,
-                provider,
-                store=store,
-                containment=containment,
-                policy=policy,
-                approver=approver_for(args.on_approval),
-                sandbox=sandbox,
-                observers=_observers(args.json),
-                cancel=cancel,
-                driver=driver_options(args),
-            ),
-            args,
-        )
-    return _run_headless(
-        lambda store, cancel: run(
-            contract,
-            provider,
-            store=store,
-            policy=policy,
-            approver=approver_for(args.on_approval),
-            sandbox=sandbox,
-            observers=_observers(args.json),
-            cancel=cancel,
-            driver=driver_options(args),
-        ),
-        args,
-    )
+
+    async def go(store: Store, cancel: CancelToken) -> RunResult:
+        parts: dict[str, Any] = {
+            "store": store,
+            "policy": policy,
+            "approver": approver_for(args.on_approval),
+            "sandbox": sandbox,
+            "observers": _observers(args.json),
+            "cancel": cancel,
+            "driver": driver_options(args),
+        }
+        if containment is not None:
+            return await run_tree(contract, provider, containment=containment, **parts)
+        return await run(contract, provider, **parts)
+
+    return _run_headless(go, args)
 
 
 def resume_command(args: argparse.Namespace) -> int:
@@ -243,11 +227,13 @@ async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunR
     return RunResult("finished", run_id, row.steps, row.tokens, "answered a live run's decision")
 
 
-def _run_headless(start: Callable[[Store, CancelToken], object], args: argparse.Namespace) -> int:
+def _run_headless(
+    start: Callable[[Store, CancelToken], Awaitable[RunResult]], args: argparse.Namespace
+) -> int:
     async def main() -> RunResult:
         cancel = CancelToken()
         async with Store.open(store_path(args)) as store:
-            return await _with_signals(cancel, lambda: start(store, cancel))
+            return await _with_signals(cancel, start(store, cancel))
 
     result = asyncio.run(main())
     return _report(result, args.json)

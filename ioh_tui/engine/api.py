@@ -86,21 +86,17 @@ async def run(
 
     `driver` keeps the provider options (never a key) with the run, so a resume needs none.
     """
-    check_contract(contract)
-    policy = policy or Policy.default()
-    sandbox = sandbox or _default_sandbox()
-    run_id = await store.start_run(
-        goal=contract.goal,
-        mode=contract.mode,
-        root=str(contract.root),
-        subject=contract.subject,
-        contract={**contract.to_dict(), "driver": driver or {}},
-        provider=provider.name,
-        model=provider.model,
-        sandbox=sandbox.backend,
+    d = await _new_run(
+        contract,
+        provider,
+        store,
+        policy,
+        approver,
+        sandbox,
+        observers,
+        cancel,
+        {"driver": driver or {}},
     )
-    await store.set_policy(run_id, policy.to_json())
-    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
     return await _driven(d, start=1, resumed_from=None)
 
 
@@ -121,26 +117,43 @@ async def run_tree(
 
     The tree's run ends when every agent has ended; its outcome is the root's.
     """
-    check_contract(contract)
     if contract.mode != "workspace":
         raise ConfigError("a sub-agent tree works over a workspace, not a single file")
+    extra = {"containment": asdict(containment), "driver": driver or {}}
+    d = await _new_run(
+        contract, provider, store, policy, approver, sandbox, observers, cancel, extra
+    )
+    _make_tree(d, containment)
+    return await _driven(d, start=1, resumed_from=None)
+
+
+async def _new_run(
+    contract: TaskContract,
+    provider: Provider,
+    store: Store,
+    policy: Policy | None,
+    approver: Approver | None,
+    sandbox: Sandbox | None,
+    observers: Iterable[Observer],
+    cancel: CancelToken | None,
+    extra: dict[str, Any],
+) -> Drive:
+    """Check the contract, record the run (the contract with `extra`) and its policy."""
+    check_contract(contract)
     policy = policy or Policy.default()
     sandbox = sandbox or _default_sandbox()
-    stored = {**contract.to_dict(), "containment": asdict(containment), "driver": driver or {}}
     run_id = await store.start_run(
         goal=contract.goal,
         mode=contract.mode,
         root=str(contract.root),
-        subject=None,
-        contract=stored,
+        subject=contract.subject,
+        contract={**contract.to_dict(), **extra},
         provider=provider.name,
         model=provider.model,
         sandbox=sandbox.backend,
     )
     await store.set_policy(run_id, policy.to_json())
-    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
-    _make_tree(d, containment)
-    return await _driven(d, start=1, resumed_from=None)
+    return _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
 
 
 def _make_tree(d: Drive, containment: Containment, *, agents: int = 0, spent: int = 0) -> None:
