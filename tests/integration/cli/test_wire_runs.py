@@ -1,4 +1,4 @@
-"""A whole run over the real wire: `ioh-tui serve-fake` in one process, `ioh-tui exec` in another."""
+"""A whole run over the real wire: `serve-fake` in one process, `ioh-tui exec` in another."""
 
 from __future__ import annotations
 
