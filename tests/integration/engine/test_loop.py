@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from ioh_tui.core.events import TextDelta
 from ioh_tui.engine import TaskContract, run
 from ioh_tui.policy import ApproveAll, Policy
 from ioh_tui.sandbox import select
@@ -240,10 +241,7 @@ async def test_a_retry_is_announced_before_the_retried_attempt_streams(project: 
     kinds = [e.kind for e in seen.events if e.kind in ("text_delta", "retry", "usage")]
     retry = kinds.index("retry")
     assert kinds[:retry] == ["text_delta", "text_delta"] and kinds[-1] == "usage"
-    after = "".join(
-        e.text
-        for e in seen.events[seen.events.index(seen.of("retry")[0]) :]
-        if e.kind == "text_delta"
-    )
+    since_retry = seen.events[seen.events.index(seen.of("retry")[0]) :]
+    after = "".join(e.text for e in since_retry if isinstance(e, TextDelta))
     assert after == "A fairly long answer that streams."
     assert [a["failure"] for a in attempts] == ["transport", None]
