@@ -151,3 +151,25 @@ def _prctl() -> Callable[..., int] | None:
     except (OSError, AttributeError):
         return None
     return prctl
+
+
+def kept_under_tmp(path_env: str) -> list[str]:
+    """Directories under /tmp that stay visible (read-only) though /tmp is made private.
+
+    A private /tmp would hide this interpreter's installation when it lives there (a virtualenv
+    in a checkout under /tmp, as CI clones may be) and any PATH entry there, so the commands we
+    run with `sys.executable` or from PATH could not start.
+    """
+    tmp = os.path.realpath("/tmp")
+    found: set[str] = set()
+    for entry in (sys.prefix, sys.exec_prefix, sys.base_prefix, *path_env.split(os.pathsep)):
+        if not entry:
+            continue
+        real = os.path.realpath(entry)
+        if real.startswith(tmp + os.sep) and os.path.isdir(real):
+            found.add(real)
+    # Parents only: a bind of a parent already shows its children.
+    ordered = sorted(found, key=len)
+    return [
+        p for i, p in enumerate(ordered) if not any(p.startswith(q + os.sep) for q in ordered[:i])
+    ]

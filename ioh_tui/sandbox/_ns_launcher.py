@@ -99,16 +99,27 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
 
 
 def _setup_mounts(
-    cwd: str, writable: list[str], mask_dirs: list[str], mask_files: list[str]
+    cwd: str,
+    writable: list[str],
+    mask_dirs: list[str],
+    mask_files: list[str],
+    readonly: list[str] | None = None,
 ) -> None:
     # Parents first, so a nested writable root is bound on top of its parent's bind.
     roots = sorted(dict.fromkeys([cwd, *writable]), key=lambda p: p.count("/"))
     handles = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in roots]
+    # Directories under /tmp that must stay visible once /tmp is private (this interpreter's).
+    kept = [(path, os.open(path, os.O_PATH | os.O_DIRECTORY)) for path in readonly or []]
     _setattr("/", _AT_RECURSIVE, _MOUNT_ATTR_RDONLY, 0)
     private = _MS_NOSUID | _MS_NODEV
     _mount("tmpfs", "/tmp", "tmpfs", private, "mode=1777")
     if os.path.isdir("/dev/shm"):
         _mount("tmpfs", "/dev/shm", "tmpfs", private, "mode=1777")
+    for path, fd in kept:
+        os.makedirs(path, exist_ok=True)  # only creates anything under the fresh /tmp
+        _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND, None)
+        _setattr(path, 0, _MOUNT_ATTR_RDONLY, 0)
+        os.close(fd)
     for path, fd in handles:
         os.makedirs(path, exist_ok=True)  # only creates anything under the fresh /tmp
         _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND, None)
@@ -181,7 +192,13 @@ def main() -> None:
     argv = sys.argv[3:]
     seccomp = bytes.fromhex(config["seccomp"]) if config.get("seccomp") else None
     try:
-        _setup_mounts(config["cwd"], config["writable"], config["mask_dirs"], config["mask_files"])
+        _setup_mounts(
+            config["cwd"],
+            config["writable"],
+            config["mask_dirs"],
+            config["mask_files"],
+            config.get("readonly", []),
+        )
         if config.get("loopback"):
             _loopback_up()
         os.chdir(config["cwd"])

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-from ioh_tui.sandbox._env import INSIDE_ENV, rlimits_for, scrubbed_env
+from ioh_tui.sandbox._env import INSIDE_ENV, kept_under_tmp, rlimits_for, scrubbed_env
 from ioh_tui.sandbox._masks import secret_paths
 from ioh_tui.sandbox._runner import (
     Launch,
@@ -52,6 +52,8 @@ class BwrapSandbox:
         if network:
             opts.append("--share-net")
         opts += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        for kept in kept_under_tmp(env.get("PATH", "")):
+            opts += ["--ro-bind", kept, kept]
         # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
         for path in _bind_order(cwd, writable):
             opts += ["--bind", str(path), str(path)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from ioh_tui.core.errors import SandboxError
 from ioh_tui.sandbox import _ns_launcher
-from ioh_tui.sandbox._env import INSIDE_ENV, rlimits_for, scrubbed_env
+from ioh_tui.sandbox._env import INSIDE_ENV, kept_under_tmp, rlimits_for, scrubbed_env
 from ioh_tui.sandbox._masks import secret_paths
 from ioh_tui.sandbox._runner import (
     Launch,
@@ -73,6 +74,7 @@ class NamespacesSandbox:
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],
+            "readonly": kept_under_tmp(os.environ.get("PATH", "")),
             "mask_dirs": dirs,
             "mask_files": files,
             "loopback": not network,
