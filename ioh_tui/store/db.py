@@ -2,6 +2,10 @@
 
 Timestamps come from SQLite's clock so that budgets measured across processes (and crashes) agree.
 Writes are autocommitted one by one, except a step's commit, which is one transaction.
+
+Why one long module: every table's reads and writes go through one connection, one lock and the
+same few helpers, and the methods are short and flat. Split it by table family (runs and steps;
+decisions and leases; trees) when a family grows, not before.
 """
 
 from __future__ import annotations
