@@ -145,3 +145,47 @@ async def test_d_on_the_start_screen_starts_the_demo(tmp_path: Path) -> None:
         assert app.screen is app.run_screen
         assert app.run_screen.status.facts[0] == "scripted demo model"
     assert app.result is not None and app.result.outcome == "finished"
+
+
+async def test_the_start_screen_of_ioh_tui_store_shows_two_deferred_decisions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "store.db"
+    goals = ["make add add", "fix the adder again"]
+    async with Store.open(db) as store:
+        for i, goal in enumerate(goals):
+            project = calc_project(tmp_path / f"project{i}")
+            result = await run(
+                TaskContract.workspace(goal, project, CHECK),
+                scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
+                store=store,
+                approver=DeferAll(),
+                sandbox=select("floor"),
+            )
+            assert result.outcome == "awaiting_approval"
+    # `ioh-tui --store F`: the command line builds a start-screen spec for that store.
+    import ioh_tui.tui.launch as launch_module
+    from ioh_tui.cli import main
+
+    specs: list[LaunchSpec] = []
+
+    def capture(spec: LaunchSpec) -> int:
+        specs.append(spec)
+        return 0
+
+    monkeypatch.setattr(launch_module, "launch", capture)
+    assert main(["--store", str(db)]) == 0
+    (spec,) = specs
+    assert (spec.mode, spec.store_path) == ("start", db)
+    app = make_app(spec.store_path, mode=spec.mode)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StartScreen)
+        pending = screen.query_one("#start-pending", DataTable)
+        rows = [pending.get_row_at(i) for i in range(pending.row_count)]
+    assert len(rows) == 2
+    assert sorted(row[5] for row in rows) == sorted(goals)
+    assert all(row[2:4] == ["write", "calc.py"] for row in rows)

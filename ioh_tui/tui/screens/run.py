@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Static, Tree
 
 from ioh_tui.core import events as ev
 from ioh_tui.policy import Decision
@@ -27,6 +27,7 @@ from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.totals import Clock, Totals
+from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.status_line import StatusLine
@@ -53,6 +54,13 @@ class RunScreen(Screen[None]):
             "g", "gate", "Gate output", tooltip="The verification gate's command and output tail"
         ),
         Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
+        Binding(
+            "a",
+            "all_agents",
+            "All agents",
+            show=False,
+            tooltip="Show every agent's lines (clear the agent filter)",
+        ),
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
 
@@ -86,6 +94,7 @@ class RunScreen(Screen[None]):
         """Transcript beside the side panel, then the status line and the keys."""
         with Horizontal(id="body"):
             yield Transcript(id="transcript")
+            yield AgentTree(id="agent-tree")
             with Vertical(id="side"):
                 yield Static("", id="run-goal", markup=False)
                 yield Meter("steps", id="meter-steps")
@@ -101,6 +110,11 @@ class RunScreen(Screen[None]):
     def transcript(self) -> Transcript:
         """The transcript pane."""
         return self.query_one(Transcript)
+
+    @property
+    def agent_tree(self) -> AgentTree:
+        """The sub-agent tree pane (shown once the run turns out to be a tree)."""
+        return self.query_one(AgentTree)
 
     @property
     def gate(self) -> GateStatus:
@@ -168,6 +182,10 @@ class RunScreen(Screen[None]):
         root = event.parent_id is None
         if root and self.totals.apply(event, self.clock):
             self._meters()
+        if not root or isinstance(event, ev.TreeStatus):
+            self.add_class("-tree")
+        if self.has_class("-tree") or root:
+            self.agent_tree.apply(event)
         await self.handle(event, None if root else event.agent_id)
 
     async def handle(self, event: ev.Event, agent: int | None) -> None:  # noqa: C901 - one arm per event kind
@@ -222,10 +240,12 @@ class RunScreen(Screen[None]):
                 await transcript.note(f"gate {status}: {one_line(first, 120)}", f"-gate-{status}")
             case ev.AgentSpawned(goal=goal):
                 await transcript.note(
-                    f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent"
+                    f"agent {event.agent_id} spawned: {one_line(goal, 100)}", "-agent", agent
                 )
             case ev.AgentFinished(outcome=outcome):
-                await transcript.note(f"agent {event.agent_id} finished: {outcome}", "-agent")
+                await transcript.note(
+                    f"agent {event.agent_id} finished: {outcome}", "-agent", agent
+                )
             case ev.RunFinished(outcome=outcome, detail=detail) if agent is None:
                 await self._finished(outcome, detail)
             case _:
@@ -314,6 +334,19 @@ class RunScreen(Screen[None]):
                 attempts=gate.attempts,
             )
         )
+
+    def on_tree_node_selected(self, message: Tree.NodeSelected[int | None]) -> None:
+        """A node chosen in the agent tree: show only that agent (the root: everyone)."""
+        agent = message.node.data
+        tree = self.agent_tree
+        if message.node is tree.root or agent is None or agent == tree.root_agent:
+            self.transcript.show_only(None)
+        else:
+            self.transcript.show_only(agent)
+
+    def action_all_agents(self) -> None:
+        """a: show every agent's lines again."""
+        self.transcript.show_only(None)
 
     def stopping(self) -> None:
         """The app asked the engine to stop."""

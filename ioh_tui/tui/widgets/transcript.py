@@ -29,9 +29,15 @@ class Transcript(VerticalScroll):
         """The block each agent is streaming into (text and thinking alternate blocks)."""
         self._blocks: dict[Key, list[AgentText]] = {}
         self._calls: dict[tuple[int | None, str], ToolCall] = {}
+        self.only: int | None = None
+        """The sub-agent the transcript is filtered to (None: everything)."""
 
-    async def mount_block(self, widget: Widget) -> None:
+    async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
         """Add a block at the end, and start following once the content overflows."""
+        owner = getattr(widget, "agent", agent)
+        widget.add_class(f"-of-{owner}" if owner is not None else "-of-root")
+        if self.only is not None:
+            widget.display = owner == self.only
         await self.mount(widget)
         if not self.is_anchored:
             self.call_after_refresh(self._follow)
@@ -41,6 +47,15 @@ class Transcript(VerticalScroll):
         # bottom-aligns short content, and a transcript reads better from the top.
         if not self.is_anchored and self.max_scroll_y > 0:
             self.anchor()
+
+    def show_only(self, agent: int | None) -> None:
+        """Show only one sub-agent's lines (None: show everything again)."""
+        self.only = agent
+        mark = f"-of-{agent}"
+        for child in self.children:
+            child.display = agent is None or child.has_class(mark)
+        if agent is None:
+            self.scroll_end(animate=False)
 
     @property
     def calls(self) -> list[ToolCall]:
@@ -56,7 +71,7 @@ class Transcript(VerticalScroll):
         """A header for a new step."""
         await self._close(agent)
         label = f"step {step}" + (f" · {who}" if who else "")
-        await self.mount_block(Static(label, classes="step-header", markup=False))
+        await self.mount_block(Static(label, classes="step-header", markup=False), agent)
 
     async def append(self, step: int, fragment: str, *, thinking: bool, agent: int | None) -> None:
         """Stream a fragment of text or thinking into the agent's current block."""
@@ -74,7 +89,7 @@ class Transcript(VerticalScroll):
         await self._close(agent)
         for block in self._blocks.pop((agent, step), []):
             await block.remove()
-        await self.note(note, "-retry")
+        await self.note(note, "-retry", agent)
 
     async def add_call(
         self, call_id: str, name: str, arguments: Mapping[str, Any], agent: int | None
@@ -104,9 +119,9 @@ class Transcript(VerticalScroll):
                 return call
         return None
 
-    async def note(self, text: str, classes: str = "") -> None:
+    async def note(self, text: str, classes: str = "", agent: int | None = None) -> None:
         """A one-line remark (a decision, a gate result, the outcome)."""
-        await self.mount_block(Static(text, classes=f"note {classes}".strip(), markup=False))
+        await self.mount_block(Static(text, classes=f"note {classes}".strip(), markup=False), agent)
 
     async def close_stream(self, agent: int | None) -> None:
         """Flush and close one agent's open stream (its step ended)."""

@@ -1,0 +1,226 @@
+"""AgentTree: the live sub-agent tree — one node per started agent under its parent.
+
+Events only mark what changed; a timer redraws the changed nodes' labels (never the whole tree)
+at most ten times a second, so a tree of hundreds of agents stays smooth.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from ioh_tui.core import events as ev
+from ioh_tui.tui.describe import one_line, tool_line
+
+FLUSH_S = 0.1
+"""How often changed labels are redrawn."""
+GOAL_WIDTH = 32
+
+GLYPHS = {"queued": "…", "running": "⋯", "waiting": "?", "done": "✓", "failed": "✗"}
+STATE_WORDS = {
+    "queued": "queued",
+    "running": "running",
+    "waiting": "waiting on you",
+    "done": "done",
+    "failed": "failed",
+}
+STYLES = {"waiting": "bold yellow", "done": "green", "failed": "red"}
+
+
+@dataclass(slots=True)
+class AgentRow:
+    """What the tree knows about one agent."""
+
+    agent_id: int
+    parent_id: int | None
+    goal: str = ""
+    state: str = "queued"
+    activity: str = ""
+    steps: int = 0
+    tokens: int = 0
+
+
+@dataclass(slots=True)
+class Ledger:
+    """The tree-wide counts from the last `TreeStatus`."""
+
+    agents: int = 0
+    working: int = 0
+    queued: int = 0
+    done: int = 0
+    tokens: int = 0
+    token_ceiling: int | None = None
+
+
+def compact(n: int) -> str:
+    """A token count in few characters: 950, 7.7k, 100k, 1.2M."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k".replace(".0k", "k") if n < 10_000 else f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def agent_label(row: AgentRow) -> Text:
+    """One agent's line: glyph, id, state, goal, activity, spend."""
+    label = Text()
+    label.append(f"{GLYPHS[row.state]} agent {row.agent_id} ", style=STYLES.get(row.state, ""))
+    label.append(STATE_WORDS[row.state], style=STYLES.get(row.state, ""))
+    if row.goal:
+        label.append(f" · {one_line(row.goal, GOAL_WIDTH)}")
+    if row.state in ("running", "waiting") and row.activity:
+        label.append(f" · {row.activity}", style="italic")
+    label.append(f" · {row.steps} st · {compact(row.tokens)} tok", style="dim")
+    return label
+
+
+def root_label(row: AgentRow | None, ledger: Ledger) -> Text:
+    """The root's line: its state plus the tree-wide ledger against its ceiling."""
+    label = Text()
+    if row is not None:
+        style = STYLES.get(row.state, "")
+        label.append(f"{GLYPHS[row.state]} root {STATE_WORDS[row.state]} · ", style)
+    ceiling = compact(ledger.token_ceiling) if ledger.token_ceiling is not None else "∞"
+    label.append(
+        f"{compact(ledger.tokens)}/{ceiling} tok · {ledger.working} working"
+        f" · {ledger.queued} queued · {ledger.done} done",
+        style="bold",
+    )
+    return label
+
+
+class AgentTree(Tree[int | None]):
+    """The agents of a tree run; Enter or a click on a node filters the transcript to it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("tree", data=None, id=id)
+        self.show_root = True
+        self.guide_depth = 2
+        self.rows: dict[int, AgentRow] = {}
+        """Every agent seen, by run id (queued ones included)."""
+        self.ledger = Ledger()
+        """The last tree-wide counts."""
+        self.nodes_by_agent: dict[int, TreeNode[int | None]] = {}
+        """The node of each started agent (the root agent is the tree's root node)."""
+        self.root_agent: int | None = None
+        self._queued_nodes: dict[int | None, TreeNode[int | None]] = {}
+        self._dirty: set[int | None] = set()
+        self.redraws = 0
+        """Label redraws (tests and the benchmark read it)."""
+
+    def on_mount(self) -> None:
+        """Redraw changed labels on a timer."""
+        self.root.expand()
+        self.set_interval(FLUSH_S, self.flush, name="agent-tree-flush")
+
+    def _row(self, event: ev.Event) -> AgentRow:
+        agent = event.agent_id
+        if agent is None:  # an event not tagged with an agent belongs to the root
+            agent = self.root_agent if self.root_agent is not None else 0
+        row = self.rows.get(agent)
+        if row is None:
+            row = self.rows[agent] = AgentRow(agent, event.parent_id)
+            if event.parent_id is None:
+                self.root_agent = agent
+                self.root.data = agent
+        return row
+
+    def apply(self, event: ev.Event) -> None:  # noqa: C901 - one arm per event kind
+        """Take one event into the model; only marks what changed."""
+        if isinstance(event, ev.TreeStatus):
+            self.ledger = Ledger(
+                event.agents,
+                event.working,
+                event.queued,
+                event.done,
+                event.tokens,
+                event.token_ceiling,
+            )
+            self._dirty.add(None)
+            return
+        row = self._row(event)
+        match event:
+            case ev.AgentSpawned(goal=goal):
+                row.goal = goal
+            case ev.RunStarted():
+                if row.state == "queued":
+                    row.state = "running"
+                    row.activity = "thinking"
+            case ev.StepStarted(step=step):
+                row.steps = max(row.steps, step)
+                row.activity = "thinking"
+            case ev.ToolCallStarted(name=name, arguments=arguments):
+                row.activity = one_line(tool_line(name, arguments, None), 40)
+            case ev.ApprovalRequested():
+                row.state = "waiting"
+            case ev.ApprovalResolved():
+                if row.state == "waiting":
+                    row.state = "running"
+            case ev.UsageReported(input_tokens=i, output_tokens=o):
+                row.tokens += i + o
+            case ev.AgentFinished(outcome=outcome) | ev.RunFinished(outcome=outcome):
+                row.state = "done" if outcome in ("success", "finished") else "failed"
+                if row.agent_id == self.root_agent:  # nothing works or waits after the root
+                    self.ledger.working = self.ledger.queued = 0
+            case _:
+                return
+        self._dirty.add(row.agent_id)
+
+    def flush(self) -> None:
+        """Redraw the labels of the agents that changed, adding nodes for newly started ones."""
+        if not self._dirty:
+            return
+        dirty, self._dirty = self._dirty, set()
+        for agent in sorted(dirty, key=lambda a: -1 if a is None else a):
+            if agent is None or agent == self.root_agent:
+                root = self.rows.get(self.root_agent) if self.root_agent is not None else None
+                self.root.set_label(root_label(root, self.ledger))
+                self.redraws += 1
+                continue
+            row = self.rows[agent]
+            node = self.nodes_by_agent.get(agent)
+            if node is None:
+                if row.state == "queued":
+                    continue
+                parent = self._parent_node(row)
+                queued = self._queued_nodes.get(None) if parent is self.root else None
+                parent.allow_expand = True
+                node = parent.add(
+                    agent_label(row), data=agent, before=queued, expand=True, allow_expand=False
+                )
+                self.nodes_by_agent[agent] = node
+            else:
+                node.set_label(agent_label(row))
+            self.redraws += 1
+        self._queued_counts()
+
+    def _parent_node(self, row: AgentRow) -> TreeNode[int | None]:
+        if row.parent_id is None or row.parent_id == self.root_agent:
+            return self.root
+        return self.nodes_by_agent.get(row.parent_id, self.root)
+
+    def _queued_counts(self) -> None:
+        """A `+N queued` leaf under the root while the concurrency cap holds children back.
+
+        Queued children emit nothing until they start (`AgentSpawned` comes when one does), so the
+        count is the tree's own, from `TreeStatus`.
+        """
+        count = self.ledger.queued
+        node = self._queued_nodes.get(None)
+        if count <= 0:
+            if node is not None:
+                node.remove()
+                del self._queued_nodes[None]
+            return
+        label = Text(f"+{count} queued", style="dim")
+        if node is None:
+            self._queued_nodes[None] = self.root.add_leaf(label, data=None)
+        elif str(node.label) != str(label):
+            node.set_label(label)
+
+    def queued_shown(self) -> int:
+        """The total of the `+N queued` counts on screen."""
+        return sum(int(str(n.label).split()[0][1:]) for n in self._queued_nodes.values())

@@ -1,0 +1,152 @@
+"""The live sub-agent tree pane: a node per child, states and spend, queued counts, the filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.policy import Policy
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.sandbox import select
+from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.widgets.agent_tree import AgentTree
+from ioh_tui.tui.widgets.tool_call import ToolCall
+from tests.tui.harness import (
+    READ_CALC,
+    USAGE,
+    calc_project,
+    finished,
+    fixed_clock,
+    run_screen,
+    until,
+)
+
+
+def child_script(delay_ms: int = 0) -> dict[str, Any]:
+    """A child that reads calc.py and answers."""
+    return {
+        "turns": [
+            {"text": "Reading.", "delay_ms": delay_ms, "tool_calls": [READ_CALC], "usage": USAGE},
+            {"text": "It subtracts.", "usage": USAGE},
+        ]
+    }
+
+
+def tree_app(
+    tmp_path: Path, children: int, *, max_concurrent: int = 4, delay_ms: int = 0
+) -> IohApp:
+    """The app over a scripted tree: the root spawns `children` children and waits for them."""
+    project = calc_project(tmp_path / "project")
+    spawns = [
+        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}", "max_steps": 3}}
+        for i in range(children)
+    ]
+    scenario = parse_scenario(
+        {
+            "model": "tree-model",
+            "turns": [
+                {"text": "Splitting the work.", "tool_calls": spawns, "usage": USAGE},
+                {"text": "All done.", "usage": USAGE},
+            ],
+            "agents": {"child task": child_script(delay_ms)},
+        }
+    )
+    app = make_app(
+        tmp_path / "store.db",
+        contract=TaskContract.workspace("split the survey", project),
+        provider=ScriptedProvider(scenario),
+        policy=Policy.permissive(),
+        sandbox=select("floor"),
+        containment=Containment(
+            max_total_agents=children + 1,
+            max_concurrent=max_concurrent,
+            max_depth=1,
+            max_total_tokens=100_000,
+        ),
+        clock=fixed_clock,
+        label="scripted test model",
+    )
+    app.animation_level = "none"
+    return app
+
+
+async def test_a_node_per_child_with_final_states_and_spend(tmp_path: Path) -> None:
+    app = tree_app(tmp_path, 3)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        tree = screen.agent_tree
+        await until(pilot, lambda: len(tree.nodes_by_agent) == 3 and not tree._dirty)
+        assert tree.display and screen.has_class("-tree")
+        labels = [str(node.label) for node in tree.nodes_by_agent.values()]
+        root = str(tree.root.label)
+    assert all("✓" in label and "done" in label for label in labels), labels
+    assert all("2 st · 1.9k tok" in label for label in labels), labels
+    assert sorted(label.split(" · ")[1] for label in labels) == [
+        f"child task {i}" for i in range(3)
+    ]
+    assert "/100k tok" in root and "3 done" in root and "0 queued" in root
+
+
+async def test_queued_children_show_as_a_count(tmp_path: Path) -> None:
+    app = tree_app(tmp_path, 4, max_concurrent=1, delay_ms=150)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = run_screen(app)
+        tree = screen.agent_tree
+        await until(pilot, lambda: tree.queued_shown() >= 2)
+        queued_labels = [str(n.label) for n in tree._queued_nodes.values()]
+        assert any(label.endswith("queued") and label.startswith("+") for label in queued_labels)
+        # Queued children are a count, not nodes.
+        assert len(tree.nodes_by_agent) <= 2
+        await finished(pilot)
+        await until(pilot, lambda: tree.queued_shown() == 0 and len(tree.nodes_by_agent) == 4)
+
+
+async def test_selecting_a_child_filters_the_transcript(tmp_path: Path) -> None:
+    app = tree_app(tmp_path, 2)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        tree = screen.agent_tree
+        await until(pilot, lambda: len(tree.nodes_by_agent) == 2 and not tree._dirty)
+        child = sorted(tree.nodes_by_agent)[0]
+        tree.focus()
+        tree.move_cursor(tree.nodes_by_agent[child])
+        await pilot.press("enter")
+        await pilot.pause()
+        transcript = screen.transcript
+
+        def only() -> int | None:
+            return transcript.only
+
+        shown = [w for w in transcript.children if w.display]
+        calls = [c for c in screen.query(ToolCall) if c.display]
+        assert only() == child
+        assert shown and all(w.has_class(f"-of-{child}") for w in shown)
+        assert [c.agent for c in calls] == [child]
+        assert len(shown) < len(transcript.children)
+        # The root shows everything again; so does `a`.
+        tree.move_cursor(tree.root)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert only() is None and all(w.display for w in transcript.children)
+        tree.move_cursor(tree.nodes_by_agent[child])
+        await pilot.press("enter")
+        screen.transcript.focus()
+        await pilot.press("a")
+        await pilot.pause()
+        assert only() is None and all(w.display for w in transcript.children)
+
+
+async def test_a_flat_run_has_no_tree_pane(tmp_path: Path) -> None:
+    from tests.tui.harness import build
+
+    app = build(tmp_path, {"text": "Nothing to do.", "usage": USAGE}, criterion=None)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        assert not screen.has_class("-tree")
+        assert not screen.query_one(AgentTree).display
