@@ -57,8 +57,13 @@ class _OpenAIWire(WireProvider):
         return OpenAIAssembler(on_piece, used_ids=used_ids, started=started)
 
 
-class OpenAI(_OpenAIWire):
-    """OpenAI's Chat Completions API (`OPENAI_API_KEY`, `OPENAI_MODEL`)."""
+class _Hosted(_OpenAIWire):
+    """A hosted OpenAI-wire service: a fixed base URL, a key and a model from its variables."""
+
+    _name: str
+    _key_var: str
+    _model_var: str
+    _base_url: str
 
     def __init__(
         self,
@@ -74,12 +79,12 @@ class OpenAI(_OpenAIWire):
         retry: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        key = require(api_key, "OPENAI_API_KEY")
-        base = check_base_url(base_url or OPENAI_BASE_URL)
+        key = require(api_key, self._key_var)
+        base = check_base_url(base_url or self._base_url)
         super().__init__(
-            name="openai",
+            name=self._name,
             endpoint=f"{base}/chat/completions",
-            model=require(model, "OPENAI_MODEL"),
+            model=require(model, self._model_var),
             api_key=key,
             max_retries=max_retries,
             client=client,
@@ -91,43 +96,26 @@ class OpenAI(_OpenAIWire):
         )
 
 
-class OpenRouter(_OpenAIWire):
+class OpenAI(_Hosted):
+    """OpenAI's Chat Completions API (`OPENAI_API_KEY`, `OPENAI_MODEL`)."""
+
+    _name = "openai"
+    _key_var = "OPENAI_API_KEY"
+    _model_var = "OPENAI_MODEL"
+    _base_url = OPENAI_BASE_URL
+
+
+class OpenRouter(_Hosted):
     """OpenRouter's OpenAI-compatible API (`OPENROUTER_API_KEY`, `OPENROUTER_MODEL`).
 
     OpenRouter reports each call's cost in its usage chunk; that figure is used as is.
     """
 
     _flavour: Flavour = "openrouter"
-
-    def __init__(
-        self,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        model: str | None = None,
-        max_retries: int = 2,
-        client: httpx.AsyncClient | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT_S,
-        stall_timeout_s: float = DEFAULT_STALL_TIMEOUT_S,
-        prices: PriceTable | None = None,
-        retry: RetryPolicy | None = None,
-        sleep: Sleep = asyncio.sleep,
-    ) -> None:
-        key = require(api_key, "OPENROUTER_API_KEY")
-        base = check_base_url(base_url or OPENROUTER_BASE_URL)
-        super().__init__(
-            name="openrouter",
-            endpoint=f"{base}/chat/completions",
-            model=require(model, "OPENROUTER_MODEL"),
-            api_key=key,
-            max_retries=max_retries,
-            client=client,
-            timeout=timeout,
-            stall_timeout_s=stall_timeout_s,
-            prices=prices,
-            retry=retry,
-            sleep=sleep,
-        )
+    _name = "openrouter"
+    _key_var = "OPENROUTER_API_KEY"
+    _model_var = "OPENROUTER_MODEL"
+    _base_url = OPENROUTER_BASE_URL
 
 
 class Compatible(_OpenAIWire):
