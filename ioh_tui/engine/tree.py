@@ -47,12 +47,6 @@ class Containment:
 
 
 @dataclass(slots=True)
-class _Detached:
-    goal: str
-    task: asyncio.Future[ToolResult]
-
-
-@dataclass(slots=True)
 class Tree:
     """The shared state of one tree: counts, the token ledger, the per-tier slots."""
 
@@ -66,7 +60,7 @@ class Tree:
     done: int = 0
     halt_reason: str | None = None
     _tiers: dict[int, asyncio.Semaphore] = field(default_factory=dict)
-    _detached: dict[int, list[_Detached]] = field(default_factory=dict)
+    _detached: dict[int, list[asyncio.Future[ToolResult]]] = field(default_factory=dict)
     """Detached children by parent run id, in spawn order."""
 
     def tier(self, depth: int) -> asyncio.Semaphore:
@@ -133,7 +127,7 @@ class Tree:
         task = asyncio.ensure_future(self._child(d, n, position, goal, steps, budget, not wait))
         if wait:
             return task
-        self._detached.setdefault(d.run_id, []).append(_Detached(goal, task))
+        self._detached.setdefault(d.run_id, []).append(task)
         return _done(
             ToolResult(
                 f"[spawned] {goal!r} works in the background; its report arrives at one of your "
@@ -144,13 +138,13 @@ class Tree:
     def reports(self, d: Drive) -> list[Message]:
         """Reports of this agent's detached children that finished since it last looked."""
         waiting = self._detached.get(d.run_id, [])
-        self._detached[d.run_id] = [a for a in waiting if not a.task.done()]
-        return [Message("user", _report_text(a.task)) for a in waiting if a.task.done()]
+        self._detached[d.run_id] = [t for t in waiting if not t.done()]
+        return [Message("user", _report_text(t)) for t in waiting if t.done()]
 
     async def drain(self, d: Drive) -> None:
         """Wait for this agent's detached children: a tree never ends while a child works."""
-        for agent in self._detached.pop(d.run_id, []):
-            await asyncio.gather(agent.task, return_exceptions=True)
+        for task in self._detached.pop(d.run_id, []):
+            await asyncio.gather(task, return_exceptions=True)
 
     async def _child(
         self, d: Drive, n: int, position: int, goal: str, steps: int, budget: int | None, bg: bool
