@@ -190,6 +190,14 @@ class AgentFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class BudgetsChanged(Event):
+    """A supervisor raised the run's budgets while it ran; these are the budgets now in force."""
+
+    kind: ClassVar[str] = "budgets_changed"
+    budgets: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TreeStatus(Event):
     """The fleet's counts and the tree-wide token ledger, after any change."""
 
@@ -250,6 +258,7 @@ EngineEvent = (
     | AgentSpawned
     | AgentFinished
     | TreeStatus
+    | BudgetsChanged
     | VerificationStarted
     | VerificationFinished
     | RunFinished
@@ -273,6 +282,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         AgentSpawned,
         AgentFinished,
         TreeStatus,
+        BudgetsChanged,
         VerificationStarted,
         VerificationFinished,
         RunFinished,

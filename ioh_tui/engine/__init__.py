@@ -10,11 +10,13 @@ from ioh_tui.engine.contract import (
     TaskContract,
     load_contract_file,
 )
+from ioh_tui.engine.raises import BudgetRaises
 from ioh_tui.engine.tree import Containment
 
 __all__ = [
     "EXIT_STATUS",
     "OUTCOMES",
+    "BudgetRaises",
     "CancelToken",
     "Containment",
     "EventBus",

@@ -31,6 +31,7 @@ from ioh_tui.engine.loop import (
     finish,
     recheck_then_drive,
 )
+from ioh_tui.engine.raises import BudgetRaises
 from ioh_tui.engine.state import Drive
 from ioh_tui.engine.tree import Containment, Tree
 from ioh_tui.policy import ApprovalRequest, Approver, Decision, DenyAll, Policy
@@ -81,6 +82,7 @@ async def run(
     sandbox: Sandbox | None = None,
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
     driver: dict[str, str] | None = None,
 ) -> RunResult:
     """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`).
@@ -98,6 +100,7 @@ async def run(
         cancel,
         {"driver": driver or {}},
     )
+    d.raises = raises
     return await _driven(d, start=1, resumed_from=None)
 
 
@@ -112,6 +115,7 @@ async def run_tree(
     sandbox: Sandbox | None = None,
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
     driver: dict[str, str] | None = None,
 ) -> RunResult:
     """Run a contract whose agent may spawn sub-agents, all under one `Containment`.
@@ -125,6 +129,7 @@ async def run_tree(
         contract, provider, store, policy, approver, sandbox, observers, cancel, extra
     )
     _make_tree(d, containment)
+    d.raises = raises
     return await _driven(d, start=1, resumed_from=None)
 
 
@@ -173,6 +178,7 @@ async def resume(
     sandbox: Sandbox | None = None,
     observers: Iterable[Observer] = (),
     cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
     decision: Decision | None = None,
     overrides: dict[str, Any] | None = None,
 ) -> RunResult:
@@ -211,6 +217,7 @@ async def resume(
         run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend
     )
     d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
+    d.raises = raises
     if "containment" in row.contract:
         tree_rows = await store.tree(run_id)
         _make_tree(

@@ -3,6 +3,7 @@
 Stop conditions, in this fixed order. Before each step: cancelled, time budget, (the step cap ends
 the loop). After each step: cancelled, paused on a deferred decision, token budget, finished (no
 criterion and no tool call), success (the criterion passes). After the last step: step cap.
+Budgets a supervisor raised mid-run (`raises.py`) are taken before each budget check.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ioh_tui.engine.dispatch import dispatch_call, record_command, tool_row
 from ioh_tui.engine.gate import Preset
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
+from ioh_tui.engine.raises import apply_raises
 from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
@@ -55,10 +57,14 @@ async def drive(d: Drive, start: int) -> RunResult:
     """Run steps `start..max_steps`; return how the run ended (already recorded in the store)."""
     d.first_step = start
     try:
-        for n in range(start, d.contract.max_steps + 1):
+        n = start
+        while True:
+            await apply_raises(d)  # the cap is read each time round: it may have been raised
+            if n > d.contract.max_steps:
+                raise Stop("step_cap_reached", d.contract.max_steps)
             await _before_step(d, n)
             await step(d, n)
-        raise Stop("step_cap_reached", d.contract.max_steps)
+            n += 1
     except Stop as stop:
         return await finish(d, stop)
     except RunCancelled as exc:
@@ -157,6 +163,7 @@ async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
     """The stop checks after a committed step (also after a resumed decision completes one)."""
     if d.cancel.cancelled:
         raise Stop("cancelled", n, d.cancel.reason)
+    await apply_raises(d)
     budget = d.contract.token_budget
     if budget is not None and d.tokens > budget:
         raise Stop("cost_budget_exceeded", n, f"{d.tokens:,} tokens used of a {budget:,} budget")

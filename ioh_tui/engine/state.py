@@ -19,6 +19,7 @@ from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
 
 if TYPE_CHECKING:
+    from ioh_tui.engine.raises import BudgetRaises
     from ioh_tui.engine.tree import Tree
 
 
@@ -59,3 +60,5 @@ class Drive:
     """The workspace's detected project, once per drive (None: no marker, or single-file mode)."""
     project: str | None = None
     """`toolchain.describe()`: the `Project:` line of the task block, shown on every turn."""
+    raises: BudgetRaises | None = None
+    """Budgets a supervisor raised mid-run, taken at the next budget check (root agents only)."""

@@ -20,11 +20,12 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import CancelToken, RunResult
+from ioh_tui.engine import BudgetRaises, CancelToken, RunResult
 from ioh_tui.paths import data_dir
 from ioh_tui.tui.bridge import EventForwarder, PartsSource, RunPlan, TuiApprover, drive
 from ioh_tui.tui.describe import visible
 from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.start import StartScreen
@@ -87,6 +88,8 @@ class IohApp(App[int]):
         """The time source (fixed in snapshots)."""
         self.cancel: CancelToken | None = None
         """The running run's stop switch."""
+        self.raises: BudgetRaises | None = None
+        """Where budgets raised mid-run wait for the engine to take them."""
         self.result: RunResult | None = None
         """How the run ended (set when its worker returns)."""
         self.error: BaseException | None = None
@@ -136,6 +139,7 @@ class IohApp(App[int]):
             return
         self.run_screen = screen
         self.cancel = CancelToken()
+        self.raises = BudgetRaises()
         # The engine runs in its own task, supervised by the worker: Textual cancels workers on
         # exit without waiting, and the engine must still get to record how the run ended.
         self.engine = asyncio.ensure_future(
@@ -145,6 +149,7 @@ class IohApp(App[int]):
                 approver=TuiApprover(screen),
                 cancel=self.cancel,
                 tell=screen.tell,
+                raises=self.raises,
             )
         )
         self.run_worker(
@@ -253,6 +258,16 @@ class IohApp(App[int]):
         if self.run_screen is not None:
             self.run_screen.stopping()
 
+    def raise_budget(self, name: str, limit: float) -> None:
+        """Raise one budget of the running run; the engine takes it at its next budget check."""
+        if self.raises is None or not self.running:
+            self.notify("No run is going.", timeout=3)
+            return
+        try:
+            self.raises.raise_to(**{name: limit})
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error")
+
     def action_stop_or_quit(self) -> None:
         """ctrl+c: stop a running run, else quit."""
         if self.running:
@@ -287,6 +302,7 @@ class IohApp(App[int]):
             ("Run view", RunScreen.BINDINGS),
             ("Tool call (focused)", ToolCall.BINDINGS),
             ("Decision", ApprovalModal.BINDINGS),
+            ("Budget nearly spent", BudgetModal.BINDINGS),
             ("Start screen", StartScreen.BINDINGS),
         ]
 

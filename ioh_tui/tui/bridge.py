@@ -18,6 +18,7 @@ from textual.message_pump import MessagePump
 
 from ioh_tui.core.events import Event
 from ioh_tui.engine import (
+    BudgetRaises,
     CancelToken,
     Containment,
     RunResult,
@@ -169,6 +170,7 @@ async def drive(
     approver: TuiApprover,
     cancel: CancelToken,
     tell: Callable[[RunContext], None],
+    raises: BudgetRaises | None = None,
 ) -> RunResult:
     """Open the parts and the store, tell the screen the context, and run (or resume) to the end.
 
@@ -178,6 +180,7 @@ async def drive(
         approver: The approver asking the person.
         cancel: The token the app trips to stop the run.
         tell: Called once with the run's context before the engine starts.
+        raises: Where the app puts budgets raised mid-run.
 
     Returns:
         How the run ended.
@@ -199,6 +202,7 @@ async def drive(
                     sandbox=parts.sandbox,
                     observers=[forwarder],
                     cancel=cancel,
+                    raises=raises,
                     decision=plan.decision,
                     overrides=plan.overrides,
                 )
@@ -218,6 +222,7 @@ async def drive(
                     sandbox=parts.sandbox,
                     observers=[forwarder],
                     cancel=cancel,
+                    raises=raises,
                 )
             return await run(
                 contract,
@@ -228,6 +233,7 @@ async def drive(
                 sandbox=parts.sandbox,
                 observers=[forwarder],
                 cancel=cancel,
+                raises=raises,
             )
         finally:
             await parts.provider.aclose()

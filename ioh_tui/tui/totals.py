@@ -16,6 +16,28 @@ Clock = Callable[[], float]
 """Seconds from an arbitrary origin (`time.monotonic` in the app, a fixed value in snapshots)."""
 
 
+NEARLY_SPENT = 0.8
+"""From this share of a budget on, the app offers to raise it, stop, or let the run finish."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """One budget and how much of it is used."""
+
+    name: str
+    """`max_steps`, `time_budget_s` or `token_budget` (the names `BudgetRaises` takes)."""
+    used: float
+    limit: float
+
+    def describe(self) -> str:
+        """`8 of 10 steps`, `4:10 of 5:00`, `41.0k of 50.0k tokens`."""
+        if self.name == "max_steps":
+            return f"{int(self.used)} of {int(self.limit)} steps"
+        if self.name == "time_budget_s":
+            return f"{duration(self.used)} of {duration(self.limit)}"
+        return f"{tokens(int(self.used))} of {tokens(int(self.limit))} tokens"
+
+
 @dataclass(slots=True)
 class Totals:
     """Running totals of one run, as the root agent reports them."""
@@ -64,6 +86,8 @@ class Totals:
             self.step = event.step
             self.committed_tokens = event.total_tokens
             self.step_tokens = 0
+        elif isinstance(event, ev.BudgetsChanged):
+            self._budgets(event.budgets)
         elif isinstance(event, ev.RunFinished):
             self.step = event.steps
             self.committed_tokens = event.tokens
@@ -77,6 +101,20 @@ class Totals:
         self.max_steps = budgets.get("max_steps")
         self.time_budget_s = budgets.get("time_budget_s")
         self.token_budget = budgets.get("token_budget")
+
+    def nearly_spent(self, clock: Clock) -> list[Budget]:
+        """The budgets at or past `NEARLY_SPENT` of their limit, with what is used and the limit."""
+        found: list[Budget] = []
+        if self.finished_at is not None or self.started_at is None:
+            return found
+        for name, used, limit in (
+            ("max_steps", self.step, self.max_steps),
+            ("time_budget_s", self.elapsed(clock), self.time_budget_s),
+            ("token_budget", self.tokens, self.token_budget),
+        ):
+            if limit and used >= NEARLY_SPENT * limit:
+                found.append(Budget(name, used, limit))
+        return found
 
     def steps_reading(self) -> str:
         """`3 / 12`."""

@@ -24,9 +24,10 @@ from ioh_tui.tui.bridge import RunContext
 from ioh_tui.tui.describe import one_line
 from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
+from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.styles import stylesheet
-from ioh_tui.tui.totals import Clock, Totals
+from ioh_tui.tui.totals import Budget, Clock, Totals
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
@@ -80,6 +81,10 @@ class RunScreen(Screen[None]):
         """The decision on screen, if any."""
         self.events_seen = 0
         """Engine events handled (the benchmark and tests read it)."""
+        self.offered: set[tuple[str, float]] = set()
+        """Budgets (name, limit) already offered to raise: each limit is offered once."""
+        self.budget_offer: BudgetModal | None = None
+        """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
 
     @property
@@ -163,6 +168,7 @@ class RunScreen(Screen[None]):
     def _tick(self) -> None:
         if self.totals.started_at is not None and self.totals.finished_at is None:
             self._meters()
+            self._offer_budget()
 
     def _meters(self) -> None:
         t = self.totals
@@ -182,6 +188,7 @@ class RunScreen(Screen[None]):
         root = event.parent_id is None
         if root and self.totals.apply(event, self.clock):
             self._meters()
+            self._offer_budget()
         if not root or isinstance(event, ev.TreeStatus):
             self.add_class("-tree")
         if self.has_class("-tree") or root:
@@ -275,6 +282,8 @@ class RunScreen(Screen[None]):
 
     async def _finished(self, outcome: str, detail: str) -> None:
         self.outcome = outcome
+        if self.budget_offer is not None and self.budget_offer in self.app.screen_stack:
+            self.budget_offer.dismiss(None)  # moot once the run has ended
         await self.transcript.finish_streams()
         for call in self.transcript.calls:
             if call.status in ("running", "waiting"):
@@ -322,6 +331,33 @@ class RunScreen(Screen[None]):
         elif not self.asks:
             self.status.waiting = ""
             self.app_.no_longer_waiting()
+
+    # -- budgets -----------------------------------------------------------------------------------
+
+    def _offer_budget(self) -> None:
+        """A budget nearly spent: offer once per limit to raise it, stop, or let the run finish.
+
+        Never over another dialog: a decision outranks the offer, which comes at the next tick.
+        """
+        if not self.app_.running or self.app.screen is not self:
+            return
+        for budget in self.totals.nearly_spent(self.clock):
+            if (budget.name, budget.limit) in self.offered:
+                continue
+            self.offered.add((budget.name, budget.limit))
+            self.budget_offer = BudgetModal(budget)
+            self.app.push_screen(self.budget_offer, callback=partial(self._budget, budget))
+            return
+
+    def _budget(self, budget: Budget, answer: BudgetAnswer | None) -> None:
+        self.budget_offer = None
+        if answer is None or answer.choice == "finish":
+            return
+        if answer.choice == "stop":
+            self.app_.action_stop_run()
+        elif answer.limit is not None:
+            self.app_.raise_budget(budget.name, answer.limit)
+            self.notify(f"Raised: taken before the next step ({budget.describe()} used).")
 
     def action_gate(self) -> None:
         """g: the gate's evidence."""

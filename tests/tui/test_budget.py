@@ -1,0 +1,78 @@
+"""A nearly spent budget: the app offers to raise it, stop the run, or let it finish."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+
+from ioh_tui.tui.screens.budget import BudgetModal
+from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
+
+SLOW_READ = {"tool_calls": [READ_CALC], "usage": USAGE}
+# The step the offer comes at waits for the model long enough for a person to answer: the raise
+# must land before the loop checks the cap (a real person is slower still; the loop is patient).
+WAITING = {**SLOW_READ, "delay_ms": 1500}
+
+
+async def test_raising_the_step_cap_lets_the_run_go_on(tmp_path: Path) -> None:
+    app = build(tmp_path, SLOW_READ, SLOW_READ, WAITING, SLOW_READ, SLOW_READ, max_steps=3)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        assert offer.budget.describe() == "3 of 3 steps"
+        await pilot.press("r")
+        field = offer.query_one("#budget-limit", Input)
+        assert field.value == "6" and field.has_focus
+        field.value = "5"
+        await pilot.press("enter")
+        await finished(pilot)
+        screen = run_screen(app)
+        assert (screen.outcome, screen.totals.max_steps, screen.totals.step) == (
+            "step_cap_reached",
+            5,
+            5,
+        )
+    assert app.result is not None and app.result.steps == 5
+
+
+async def test_stop_from_the_offer_cancels_the_run(tmp_path: Path) -> None:
+    app = build(tmp_path, SLOW_READ, WAITING, SLOW_READ, max_steps=2)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        await pilot.press("s")
+        await finished(pilot)
+        assert run_screen(app).outcome == "cancelled"
+
+
+async def test_letting_it_finish_ends_at_the_budget_and_is_offered_once(tmp_path: Path) -> None:
+    app = build(tmp_path, SLOW_READ, SLOW_READ, WAITING, SLOW_READ, token_budget=2400)
+    offers: list[str] = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        while run_screen(app).outcome is None:
+            if isinstance(app.screen, BudgetModal):
+                offers.append(app.screen.budget.describe())
+                await pilot.press("f")
+            await pilot.pause(0.02)
+        await finished(pilot)
+        assert run_screen(app).outcome == "cost_budget_exceeded"
+    # 960 tokens a step: 1,920 of 2,400 after step 2 is 80 %; the offer is not made again.
+    assert offers == ["1.9k of 2.4k tokens"]
+
+
+async def test_a_lower_limit_is_refused_in_the_field(tmp_path: Path) -> None:
+    app = build(tmp_path, SLOW_READ, {**SLOW_READ, "delay_ms": 3000}, max_steps=2)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        await pilot.press("r")
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        offer.query_one("#budget-limit", Input).value = "2"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is offer  # still asking: 2 is not higher than 2
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: not isinstance(app.screen, BudgetModal))
+        await finished(pilot)
+        assert run_screen(app).outcome == "step_cap_reached"
