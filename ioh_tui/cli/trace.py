@@ -110,6 +110,7 @@ def _print_trace(trace: dict[str, Any]) -> None:
             )
         if n in gates:
             print(f"  gate {gates[n]['status']}: {_first_line(gates[n]['detail'])}")
+    _print_sandbox(trace["sandbox_events"])
     for a in trace["approvals"]:
         who = f" by {a['decided_by']}" if a["decided_by"] else ""
         print(
@@ -121,6 +122,17 @@ def _print_trace(trace: dict[str, Any]) -> None:
         print(f"model calls: {len(attempts)} attempts ({failed} failed)")
     for child in trace["sub_agents"]:
         print(f"sub-agent {child['id']}: {child['goal']} -> {child['outcome'] or child['status']}")
+
+
+def _print_sandbox(rows: list[dict[str, Any]]) -> None:
+    """Commands (the agent's `exec`, the gate's `gate_exec`), caps hit, the gate work dir."""
+    if rows:
+        print("sandbox:")
+    for row in rows:
+        # One line per row: an argv may hold newlines (a `-c` script); --json has it whole.
+        detail = row["detail"].replace("\n", "\\n")
+        detail = detail if len(detail) <= 200 else detail[:199] + "…"
+        print(f"  step {row['step']}  {row['kind']:<15} [{row['backend']}] {detail}")
 
 
 def approvals_command(args: argparse.Namespace) -> int:

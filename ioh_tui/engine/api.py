@@ -343,6 +343,8 @@ async def _driven(
         )
         raise
     finally:
+        # Every exit path of the drive ends here, so this is where the gate work dir goes.
+        await d.gate_work.close(d)
         await d.store.release_lease(d.run_id, owner)
         await log.drain()
 

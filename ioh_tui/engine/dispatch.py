@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.gate import Preset, RunGate
+from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import replay
 from ioh_tui.engine.state import Drive
 from ioh_tui.policy import ApprovalRequest
@@ -122,11 +122,7 @@ async def _run(
 async def record_command(d: Drive, n: int, meta: Mapping[str, object]) -> None:
     """The trace of one sandboxed command: what ran, under which backend, and any cap it hit."""
     backend = str(meta.get("backend", d.sandbox.backend))
-    argv = meta["argv"]
-    line = shlex.join(str(a) for a in argv) if isinstance(argv, list) else str(argv)
-    await d.store.add_sandbox_event(d.run_id, n, "exec", backend, line)
-    if meta.get("cap_hit"):
-        await d.store.add_sandbox_event(d.run_id, n, "cap_hit", backend, str(meta["cap_hit"]))
+    await trace_command(d.store, d.run_id, n, backend, meta["argv"], meta.get("cap_hit"))
 
 
 def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:

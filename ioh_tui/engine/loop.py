@@ -26,8 +26,9 @@ from ioh_tui.core.transcript import (
 )
 from ioh_tui.engine.cancel import RunCancelled
 from ioh_tui.engine.contract import RunResult
-from ioh_tui.engine.dispatch import dispatch_call, record_command, tool_row
+from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gate import Preset
+from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
 from ioh_tui.engine.raises import apply_raises
@@ -176,15 +177,12 @@ async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
         return
     d.gate_checked = True
     d.bus.emit(ev.VerificationStarted(**_who(d), criterion=criterion.describe(), step=n))
+    # Gate commands get the run's scratch directory, and each of them is traced as it ends.
+    scratch = await d.gate_work.open(d, n) if criterion.runs_commands else None
     outcome = await d.cancel.guard(
-        criterion.evaluate(d.contract.root, d.contract.subject, d.sandbox)
+        criterion.evaluate(d.contract.root, d.contract.subject, traced(d, n), scratch=scratch)
     )
     detail = outcome.detail
-    if outcome.result is not None:
-        r = outcome.result
-        await record_command(
-            d, n, {"argv": list(r.argv), "backend": r.backend, "cap_hit": r.cap_hit}
-        )
     if outcome.result is not None and outcome.status != "passed":
         tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
         detail = f"{detail}\n{tail}" if tail else detail

@@ -10,6 +10,7 @@ from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.gate import GateState
+from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
@@ -62,3 +63,5 @@ class Drive:
     """`toolchain.describe()`: the `Project:` line of the task block, shown on every turn."""
     raises: BudgetRaises | None = None
     """Budgets a supervisor raised mid-run, taken at the next budget check (root agents only)."""
+    gate_work: GateWork = field(default_factory=GateWork)
+    """The gate commands' scratch directory: made at the first such gate, removed at the end."""

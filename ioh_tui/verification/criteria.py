@@ -40,6 +40,8 @@ class Criterion(Protocol):
     kind: ClassVar[str]
     single_file: ClassVar[bool | None]
     """True: single-file only; False: workspace only; None: both."""
+    runs_commands: ClassVar[bool]
+    """Whether `evaluate` runs programs (and so wants a `scratch` directory for them)."""
 
     def describe(self) -> str:
         """The sentence the model is shown as its success criterion."""
@@ -50,9 +52,18 @@ class Criterion(Protocol):
         ...
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
-        """Evaluate against the workspace (and the subject, in single-file mode)."""
+        """Evaluate against the workspace (and the subject, in single-file mode).
+
+        `scratch` is the run's ephemeral gate work directory (given when `runs_commands`): it is
+        writable inside the sandbox and removed when the run's drive ends.
+        """
         ...
 
 
@@ -83,6 +94,7 @@ class FileContains:
     needle: str
     kind: ClassVar[str] = "file_contains"
     single_file: ClassVar[bool | None] = True
+    runs_commands: ClassVar[bool] = False
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -99,7 +111,12 @@ class FileContains:
         return GateOutcome("failed", "the file does not contain the text")
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate on the subject."""
         path = root / (subject or "")
@@ -113,6 +130,7 @@ class FileEquals:
     text: str
     kind: ClassVar[str] = "file_equals"
     single_file: ClassVar[bool | None] = True
+    runs_commands: ClassVar[bool] = False
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -129,7 +147,12 @@ class FileEquals:
         return GateOutcome("failed", "the contents differ")
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate on the subject."""
         path = root / (subject or "")
@@ -144,6 +167,7 @@ class WorkspaceFileContains:
     needle: str
     kind: ClassVar[str] = "workspace_file_contains"
     single_file: ClassVar[bool | None] = False
+    runs_commands: ClassVar[bool] = False
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -160,7 +184,12 @@ class WorkspaceFileContains:
         return GateOutcome("failed", f"{self.file} does not contain the text")
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate in the workspace."""
         return await self.passes_in(root)
@@ -171,7 +200,9 @@ class Command:
     """Running `argv` (no shell) must exit with `expect_exit`.
 
     It runs in the workspace root (single-file mode: the subject's directory), in the sandbox, with
-    no network.
+    no network. Given a `scratch` directory, the command may write there too and gets it as
+    `TMPDIR`, so its temporary files go with the run instead of piling up in the private /tmp
+    (a RAM-backed tmpfs) or, on the floor, the host's.
     """
 
     argv: tuple[str, ...]
@@ -179,6 +210,7 @@ class Command:
     limits: Limits = GATE_LIMITS
     kind: ClassVar[str] = "command"
     single_file: ClassVar[bool | None] = None
+    runs_commands: ClassVar[bool] = True
 
     def __init__(
         self, argv: list[str] | tuple[str, ...], expect_exit: int = 0, limits: Limits = GATE_LIMITS
@@ -199,31 +231,47 @@ class Command:
         """JSON form."""
         return {"kind": self.kind, "argv": list(self.argv), "expect_exit": self.expect_exit}
 
-    async def passes_in(self, root: Path, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def passes_in(
+        self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
+    ) -> GateOutcome:
         """Run the command in `root`."""
-        return await self._run(root, sandbox)
+        return await self._run(root, sandbox, scratch)
 
     async def passes(
-        self, path: Path, contents: str, sandbox: Sandbox | None = None
+        self,
+        path: Path,
+        contents: str,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Run the command in the subject's directory."""
-        return await self._run(path.parent, sandbox)
+        return await self._run(path.parent, sandbox, scratch)
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate in the workspace (single-file: the subject's directory)."""
         cwd = (root / subject).parent if subject else root
-        return await self._run(cwd, sandbox)
+        return await self._run(cwd, sandbox, scratch)
 
-    async def _run(self, cwd: Path, sandbox: Sandbox | None) -> GateOutcome:
+    async def _run(self, cwd: Path, sandbox: Sandbox | None, scratch: Path | None) -> GateOutcome:
         if sandbox is None:
             from ioh_tui.sandbox import select
 
             sandbox = select("auto")
+        # HOME stays as it is: toolchain launchers (rustup's proxies) resolve from it and fail
+        # under a throwaway home (see docs/sandbox.md), so only TMPDIR moves to the scratch.
+        env = QUIET_ENV if scratch is None else {**QUIET_ENV, "TMPDIR": str(scratch)}
+        writable = () if scratch is None else (scratch,)
         try:
             result = await sandbox.run(
-                self.argv, cwd, limits=self.limits, network=False, env=QUIET_ENV
+                self.argv, cwd, limits=self.limits, network=False, writable=writable, env=env
             )
         except SandboxError as exc:
             return GateOutcome("errored", f"the sandbox could not start the command: {exc}")
@@ -249,6 +297,7 @@ class NoGate:
 
     kind: ClassVar[str] = "none"
     single_file: ClassVar[bool | None] = None
+    runs_commands: ClassVar[bool] = False
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -262,7 +311,12 @@ class NoGate:
         return {"kind": self.kind}
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Never passes."""
         return GateOutcome("failed", "no criterion")

@@ -152,6 +152,7 @@ class DocumentContains:
     needle: str
     kind: ClassVar[str] = "document_contains"
     single_file: ClassVar[bool | None] = False
+    runs_commands: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         # Refuse an unsupported extension when the contract is made, not at the first gate.
@@ -197,7 +198,12 @@ class DocumentContains:
         return GateOutcome("failed", f"{self.file} does not contain the text")
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate in the workspace; a missing reader is `errored` (the gate could not say)."""
         try:

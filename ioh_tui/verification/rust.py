@@ -17,17 +17,18 @@ not a question a project's own tooling asks. All four carry the 0.8.1 hardening:
 This is a boundary against the file under verification, not against a hostile author: a subject
 can still print a forged test summary and exit 0 from code the test calls. Every `rustc` and the
 test binary run through the sandbox with no network, inside an ephemeral directory removed on
-every exit path. A missing `rustc` or a sandbox that cannot start is `errored`, never `failed`.
+every exit path (made inside the run's gate work directory when the engine gives one). A missing
+`rustc` or a sandbox that cannot start is `errored`, never `failed`.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, ExecResult, Limits, Sandbox
@@ -195,6 +196,7 @@ class CompilesRust:
     """Caps on each program the gate runs (not stored: a stored contract gets the defaults)."""
     kind: ClassVar[str] = "compiles_rust"
     single_file: ClassVar[bool | None] = True
+    runs_commands: ClassVar[bool] = True
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -205,17 +207,27 @@ class CompilesRust:
         return {"kind": self.kind}
 
     async def passes(
-        self, path: Path, contents: str, sandbox: Sandbox | None = None
+        self,
+        path: Path,
+        contents: str,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
-        """Compile `contents` (the subject at `path`) in a throwaway directory."""
-        async with workdir("ioh-rust-") as tmp:
+        """Compile `contents` (the subject at `path`) in a throwaway directory in `scratch`."""
+        async with workdir("ioh-rust-", scratch) as tmp:
             return await check_compiles(_default_sandbox(sandbox), contents, tmp, self.limits)
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate on the subject."""
-        return await _on_subject(self.passes, root, subject, sandbox)
+        return await _on_subject(self.passes, root, subject, sandbox, scratch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +241,7 @@ class RustTestPasses:
     limits: Limits = GATE_LIMITS
     kind: ClassVar[str] = "rust_test_passes"
     single_file: ClassVar[bool | None] = True
+    runs_commands: ClassVar[bool] = True
 
     def describe(self) -> str:
         """The criterion, for the model."""
@@ -243,26 +256,43 @@ class RustTestPasses:
         return {"kind": self.kind, "test_src": self.test_src}
 
     async def passes(
-        self, path: Path, contents: str, sandbox: Sandbox | None = None
+        self,
+        path: Path,
+        contents: str,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
-        """Compile `contents` with the test beside it and run the test."""
-        async with workdir("ioh-rust-") as tmp:
+        """Compile `contents` with the test beside it and run the test (inside `scratch`)."""
+        async with workdir("ioh-rust-", scratch) as tmp:
             return await check_test_passes(
                 _default_sandbox(sandbox), contents, self.test_src, tmp, self.limits
             )
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate on the subject."""
-        return await _on_subject(self.passes, root, subject, sandbox)
+        return await _on_subject(self.passes, root, subject, sandbox, scratch)
 
 
-_Passes = Callable[[Path, str, Sandbox | None], Awaitable[GateOutcome]]
+class _Passes(Protocol):
+    def __call__(
+        self, path: Path, contents: str, sandbox: Sandbox | None = None, *, scratch: Path | None
+    ) -> Awaitable[GateOutcome]: ...
 
 
 async def _on_subject(
-    passes: _Passes, root: Path, subject: str | None, sandbox: Sandbox | None
+    passes: _Passes,
+    root: Path,
+    subject: str | None,
+    sandbox: Sandbox | None,
+    scratch: Path | None,
 ) -> GateOutcome:
     if subject is None:
         raise ConfigError("a single-file Rust criterion needs the subject file")
@@ -273,7 +303,7 @@ async def _on_subject(
         return GateOutcome("failed", f"{subject} does not exist")
     except (OSError, UnicodeDecodeError) as exc:
         return GateOutcome("failed", f"{subject} cannot be read as text: {exc}")
-    return await passes(path, contents, sandbox)
+    return await passes(path, contents, sandbox, scratch=scratch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +314,7 @@ class EachCompilesRust:
     limits: Limits
     kind: ClassVar[str] = "each_compiles_rust"
     single_file: ClassVar[bool | None] = False
+    runs_commands: ClassVar[bool] = True
 
     def __init__(self, files: list[str] | tuple[str, ...], limits: Limits = GATE_LIMITS) -> None:
         object.__setattr__(self, "files", _files(files))
@@ -300,24 +331,31 @@ class EachCompilesRust:
         """JSON form."""
         return {"kind": self.kind, "files": list(self.files)}
 
-    async def passes_in(self, root: Path, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def passes_in(
+        self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
+    ) -> GateOutcome:
         """Compile each file in turn; the first that fails decides."""
         texts, failed = _read_files(root, self.files)
         if failed is not None:
             return failed
         chosen = _default_sandbox(sandbox)
         for rel, text in zip(self.files, texts, strict=True):
-            async with workdir("ioh-rust-") as tmp:
+            async with workdir("ioh-rust-", scratch) as tmp:
                 outcome = await check_compiles(chosen, text, tmp, self.limits)
             if not outcome:
                 return GateOutcome(outcome.status, f"{rel}: {outcome.detail}", outcome.result)
         return GateOutcome("passed", f"all {len(self.files)} file(s) compile")
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate in the workspace."""
-        return await self.passes_in(root, sandbox)
+        return await self.passes_in(root, sandbox, scratch=scratch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,6 +371,7 @@ class WorkspaceTestPasses:
     limits: Limits
     kind: ClassVar[str] = "workspace_test_passes"
     single_file: ClassVar[bool | None] = False
+    runs_commands: ClassVar[bool] = True
 
     def __init__(
         self, files: list[str] | tuple[str, ...], test_src: str, limits: Limits = GATE_LIMITS
@@ -354,7 +393,9 @@ class WorkspaceTestPasses:
         """JSON form."""
         return {"kind": self.kind, "files": list(self.files), "test_src": self.test_src}
 
-    async def passes_in(self, root: Path, sandbox: Sandbox | None = None) -> GateOutcome:
+    async def passes_in(
+        self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
+    ) -> GateOutcome:
         """Concatenate the files, compile them with the test beside them, run the test."""
         texts, failed = _read_files(root, self.files)
         if failed is not None:
@@ -364,13 +405,18 @@ class WorkspaceTestPasses:
         source = "".join(
             f"// ---- {rel} ----\n{text}\n" for rel, text in zip(self.files, texts, strict=True)
         )
-        async with workdir("ioh-rust-") as tmp:
+        async with workdir("ioh-rust-", scratch) as tmp:
             return await check_test_passes(
                 _default_sandbox(sandbox), source, self.test_src, tmp, self.limits
             )
 
     async def evaluate(
-        self, root: Path, subject: str | None, sandbox: Sandbox | None = None
+        self,
+        root: Path,
+        subject: str | None,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
     ) -> GateOutcome:
         """Evaluate in the workspace."""
-        return await self.passes_in(root, sandbox)
+        return await self.passes_in(root, sandbox, scratch=scratch)

@@ -123,8 +123,14 @@ def test_exec_json_streams_the_documented_events_and_nothing_else(
     )
     assert [c["name"] for c in trace["tool_calls"]] == ["read_file", "edit_file"]
     assert [g["status"] for g in trace["verification"]] == ["failed", "passed"]
+    sandboxed = [(e["kind"], e["backend"]) for e in trace["sandbox_events"]]
+    assert sandboxed[0] == ("workdir_created", "portable-floor")
+    assert sandboxed[-1] == ("workdir_removed", "portable-floor")
+    assert ("gate_exec", "portable-floor") in sandboxed
     human = ioh("show", str(listed[0]["run_id"]), "--store", str(store))
     assert human.returncode == 0 and "edit_file" in human.stdout and "gate passed" in human.stdout
+    assert "workdir_created" in human.stdout and "workdir_removed" in human.stdout
+    assert "gate_exec       [portable-floor]" in human.stdout
 
 
 def test_exec_default_denies_asks_and_the_model_reads_it(project: Path, tmp_path: Path) -> None:

@@ -46,9 +46,15 @@ async def test_reads_fixes_and_passes_the_gate(project: Path, tmp_path: Path) ->
         assert streamed == stored and stored
     assert "".join(e.text for e in seen.of("thinking_delta")) == "The sign is wrong."
     assert [g["status"] for g in gates] == ["failed", "passed"]
-    # Each gate run is in the trace: what ran, under which backend.
-    assert [(e["kind"], e["backend"]) for e in sandboxed] == [("exec", "portable-floor")] * 2
-    assert all(e["detail"].endswith("check_calc.py") for e in sandboxed)
+    # Each gate run is in the trace: what ran, under which backend, in the run's work directory.
+    assert [e["kind"] for e in sandboxed] == [
+        "workdir_created",
+        "gate_exec",
+        "gate_exec",
+        "workdir_removed",
+    ]
+    assert {e["backend"] for e in sandboxed} == {"portable-floor"}
+    assert all(e["detail"].endswith("check_calc.py") for e in sandboxed[1:3])
     assert [c["name"] for c in calls] == ["read_file", "edit_file"]
     assert calls[0]["output"].startswith("[read calc.py]") and "a - b" in calls[0]["output"]
 

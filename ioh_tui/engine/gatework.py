@@ -1,0 +1,142 @@
+"""The run's gate work directory, and the trace of every command a gate runs.
+
+One ephemeral directory per drive is the scratch space of gate commands (the `Command` gate's
+TMPDIR, the Rust gates' build directories). It is made lazily, at the first evaluation of a
+criterion that runs commands: most runs never evaluate one (no gate, a content gate, a run paused
+before its first check), and those should neither touch the disk nor carry creation and teardown
+rows that describe nothing. `api._driven` removes it in its `finally`, so every exit path of the
+drive (success, a stop, cancellation, an exception, the task being cancelled) deletes it.
+
+The trace (`sandbox_events`) gets `workdir_created` (detail: the path), one `gate_exec` row per
+command a gate ran (detail: the argv; the agent's own commands are `exec` rows of the same shape),
+`cap_hit` after a command a cap killed, and `workdir_removed` (or `workdir_remove_failed`).
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+from collections.abc import Mapping, Sequence
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink, Sandbox
+from ioh_tui.sandbox.workdir import workdir
+from ioh_tui.store import Store
+
+if TYPE_CHECKING:
+    from ioh_tui.engine.state import Drive
+
+log = logging.getLogger(__name__)
+
+
+async def trace_command(
+    store: Store,
+    run_id: int,
+    step: int,
+    backend: str,
+    argv: object,
+    cap_hit: object,
+    *,
+    kind: str = "exec",
+) -> None:
+    """The rows of one sandboxed command: what ran, under which backend, and any cap it hit."""
+    line = shlex.join(str(a) for a in argv) if isinstance(argv, list | tuple) else str(argv)
+    await store.add_sandbox_event(run_id, step, kind, backend, line)
+    if cap_hit:
+        await store.add_sandbox_event(run_id, step, "cap_hit", backend, str(cap_hit))
+
+
+class GateWork:
+    """The drive's gate work directory: made on first use, removed by `close`."""
+
+    def __init__(self) -> None:
+        self._stack: AsyncExitStack | None = None
+        self.path: Path | None = None
+        """The directory while it exists."""
+
+    async def open(self, d: Drive, step: int) -> Path:
+        """The directory, made (and recorded) the first time it is asked for."""
+        if self.path is None:
+            self._stack = AsyncExitStack()
+            self.path = await self._stack.enter_async_context(workdir("ioh-gate-"))
+            await d.store.add_sandbox_event(
+                d.run_id, step, "workdir_created", d.sandbox.backend, str(self.path)
+            )
+        return self.path
+
+    async def close(self, d: Drive) -> None:
+        """Remove the directory if it was made, then record the teardown.
+
+        Never raises `Exception`: it runs in a `finally`, where an error would replace the one
+        that ended the drive. The removal itself comes first and cannot be skipped by a failed
+        trace write.
+        """
+        made, path = self._stack, self.path
+        if made is None or path is None:
+            return
+        self._stack, self.path = None, None
+        kind = "workdir_removed"
+        detail = str(path)
+        try:
+            await made.aclose()
+        except OSError as exc:
+            log.warning("could not remove the gate work directory %s: %s", path, exc)
+            kind, detail = "workdir_remove_failed", f"{path}: {exc}"
+        try:
+            step = await d.store.last_step(d.run_id)
+            await d.store.add_sandbox_event(d.run_id, step, kind, d.sandbox.backend, detail)
+        except Exception:
+            log.exception("could not record the removal of %s", path)
+
+
+class TracedSandbox:
+    """The drive's sandbox as a gate sees it: every command it runs is added to the trace."""
+
+    def __init__(self, d: Drive, step: int) -> None:
+        self._d = d
+        self._step = step
+
+    @property
+    def backend(self) -> str:
+        """The backend of the sandbox underneath."""
+        return self._d.sandbox.backend
+
+    async def run(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        *,
+        limits: Limits = DEFAULT_LIMITS,
+        network: bool = False,
+        writable: Sequence[Path] = (),
+        env: Mapping[str, str] | None = None,
+        on_output: OutputSink | None = None,
+    ) -> ExecResult:
+        """Run through the drive's sandbox, then record the command (as agent commands are)."""
+        d = self._d
+        result = await d.sandbox.run(
+            argv,
+            cwd,
+            limits=limits,
+            network=network,
+            writable=writable,
+            env=env,
+            on_output=on_output,
+        )
+        await trace_command(
+            d.store,
+            d.run_id,
+            self._step,
+            result.backend,
+            list(result.argv),
+            result.cap_hit,
+            kind="gate_exec",
+        )
+        return result
+
+
+def traced(d: Drive, step: int) -> Sandbox:
+    """The sandbox a gate evaluated after `step` runs its commands in."""
+    return TracedSandbox(d, step)
