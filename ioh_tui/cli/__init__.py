@@ -139,6 +139,7 @@ def _app(args: argparse.Namespace) -> int:
         build_provider,
         build_sandbox,
         store_path,
+        stored_provider,
     )
     from ioh_tui.engine import check_contract
     from ioh_tui.policy import Decision
@@ -177,4 +178,5 @@ def _app(args: argparse.Namespace) -> int:
         spec = LaunchSpec(store, "demo")
     else:
         spec = LaunchSpec(store, "start")
+    spec.stored_provider = stored_provider
     return launch(spec)

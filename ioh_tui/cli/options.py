@@ -230,6 +230,19 @@ def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> ar
     return merged
 
 
+def stored_provider(contract: dict[str, Any]) -> Provider:
+    """The provider that continues a stored run in the app (its browser, a deferred decision).
+
+    Built as `ioh-tui resume RUN_ID` builds it without provider options: from the run's stored
+    driver options (provider, model, base URL, scenario) and the environment's keys.
+    """
+    blank = argparse.Namespace(provider=None, model=None, base_url=None, scenario=None)
+    retries = contract.get("max_retries", 2)
+    return build_provider(
+        with_stored_driver(blank, contract), retries if isinstance(retries, int) else 2
+    )
+
+
 def build_sandbox(args: argparse.Namespace) -> Sandbox:
     """The sandbox `--sandbox` asks for (`none` only when asked for explicitly)."""
     from ioh_tui.sandbox import select

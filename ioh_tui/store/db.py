@@ -230,6 +230,14 @@ class Store:
         where = "WHERE r.parent_run_id IS NULL" if roots_only else ""
         return await self._run_rows(f"{where} ORDER BY r.id DESC LIMIT ?", (limit,))
 
+    async def run_costs(self) -> dict[int, float]:
+        """Each run's cost in dollars (its steps' sum), for runs whose provider reported one."""
+        rows = await self._rows(
+            "SELECT run_id, SUM(cost_usd) AS cost FROM steps WHERE cost_usd IS NOT NULL"
+            " GROUP BY run_id"
+        )
+        return {int(row["run_id"]): float(row["cost"]) for row in rows}
+
     async def children(self, run_id: int) -> list[RunRow]:
         """Direct sub-agents of a run, oldest first."""
         return await self._run_rows("WHERE r.parent_run_id = ? ORDER BY r.id", (run_id,))
@@ -716,6 +724,21 @@ class Store:
                 await db.execute("ROLLBACK")
                 raise
             return int(generation)
+
+    async def driven_runs(self) -> set[int]:
+        """Runs a live driver holds now: a lease not expired whose owning process is alive.
+
+        A run left `running` without one was driven by a process that died (it can be resumed).
+        """
+        rows = await self._rows(
+            "SELECT run_id, owner, (julianday('now') - julianday(renewed_at)) * 86400.0 AS age,"
+            " ttl_s FROM run_leases"
+        )
+        return {
+            int(row["run_id"])
+            for row in rows
+            if row["age"] < row["ttl_s"] and _owner_alive(row["owner"])
+        }
 
     async def release_lease(self, run_id: int, owner: str) -> None:
         """Give the lease back (only if we still hold it)."""

@@ -22,13 +22,17 @@ from textual.worker import Worker, WorkerState
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import BudgetRaises, CancelToken, RunResult
 from ioh_tui.paths import data_dir
+from ioh_tui.policy import Decision
 from ioh_tui.tui.bridge import EventForwarder, PartsSource, RunPlan, TuiApprover, drive
 from ioh_tui.tui.describe import visible
+from ioh_tui.tui.resuming import Resumer, ResumeRefused, resume_plan
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.screens.run import RunScreen
+from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.totals import Clock
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -51,6 +55,8 @@ class AppConfig:
     """Where a remembered rule is saved by default (editable in the modal)."""
     demo: PartsSource | None = None
     """The demo's parts, when the demo is available (offered on the start screen)."""
+    resumer: Resumer | None = None
+    """Builds the parts that continue a stored run (None: runs cannot be resumed in the app)."""
 
 
 class IohApp(App[int]):
@@ -170,12 +176,62 @@ class IohApp(App[int]):
             raise
 
     def start(self, plan: RunPlan) -> None:
-        """Open a run view and drive `plan` in it (the start screen's demo)."""
-        if self.running or self.run_screen is not None:
-            self.notify("A run was already started in this session.", severity="warning")
+        """Open a fresh run view and drive `plan` in it (the demo, a resumed run).
+
+        One run at a time: once the previous run has ended, its view stays below the new one and
+        the app's result, error and exit status become the new run's.
+        """
+        if self.running or self._pending is not None:
+            self.notify(
+                "A run is going in this app: stop it (ctrl+c) or let it end first.",
+                severity="warning",
+            )
             return
         self._pending = plan
+        self.result = self.error = self.engine = self.cancel = self.raises = None
         self.push_screen(RunScreen(clock=self.clock, remember_file=self.config.remember_file))
+
+    def resume_run(self, run_id: int, decision: Decision | None = None) -> None:
+        """Continue a paused or crashed run in a fresh run view, answering its decision first.
+
+        Refused, with a notification saying why, while a run is going here, when the run has
+        finished or is driven elsewhere, or when no provider can be built for it.
+
+        Args:
+            run_id: The root run to resume.
+            decision: The answer to its pending (deferred) decision; None asks it again.
+        """
+        if self.running or self._pending is not None:
+            self.notify(
+                f"A run is going in this app: run {run_id} can be resumed once it has ended.",
+                severity="warning",
+            )
+            return
+        if self.config.resumer is None:
+            self.notify(
+                f"This app cannot resume runs: use `ioh-tui resume {run_id}`.", severity="warning"
+            )
+            return
+        self.run_worker(
+            self._resume(run_id, decision, self.config.resumer),
+            group="resume",
+            description=f"resume run {run_id}",
+            exclusive=True,
+            exit_on_error=False,
+        )
+
+    async def _resume(self, run_id: int, decision: Decision | None, resumer: Resumer) -> None:
+        try:
+            plan = await resume_plan(self.config.store_path, run_id, decision, resumer)
+        except ResumeRefused as exc:
+            self.notify(str(exc), severity="warning", timeout=8)
+            return
+        self.start(plan)
+
+    def action_browse(self) -> None:
+        """Open the run browser (from the command palette)."""
+        if not isinstance(self.screen, RunBrowserScreen):
+            self.push_screen(RunBrowserScreen(self.config.store_path))
 
     def start_demo(self) -> None:
         """Drive the built-in demo (offered on the start screen)."""
@@ -304,6 +360,8 @@ class IohApp(App[int]):
             ("Decision", ApprovalModal.BINDINGS),
             ("Budget nearly spent", BudgetModal.BINDINGS),
             ("Start screen", StartScreen.BINDINGS),
+            ("Run browser", RunBrowserScreen.BINDINGS),
+            ("Trace view", TraceScreen.BINDINGS),
         ]
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
@@ -312,6 +370,9 @@ class IohApp(App[int]):
             "Stop the run", "Stop now; the outcome is cancelled", self.action_stop_run
         )
         yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
+        yield SystemCommand(
+            "Browse runs", "Every run in the store: traces, resume, decisions", self.action_browse
+        )
         if self.run_screen is not None:
             yield SystemCommand(
                 "Gate output", "The verification gate's evidence", self.run_screen.action_gate

@@ -14,6 +14,7 @@ from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tui.app import AppConfig, IohApp
 from ioh_tui.tui.bridge import PartsSource, RunParts, RunPlan, given
+from ioh_tui.tui.resuming import Resumer
 from ioh_tui.tui.totals import Clock
 
 Mode = Literal["start", "demo", "run", "resume"]
@@ -45,6 +46,7 @@ def make_app(
     parts: PartsSource | None = None,
     clock: Clock | None = None,
     remember_file: Path | None = None,
+    resumer: Resumer | None = None,
 ) -> IohApp:
     """Build the app for one mode.
 
@@ -63,6 +65,8 @@ def make_app(
         parts: A parts source replacing the pieces above (mode `demo` defaults to the demo's).
         clock: The time source for the elapsed meter (default `time.monotonic`).
         remember_file: The default policy file for remembered rules.
+        resumer: Builds the parts that continue a stored run from its stored contract (the run
+            browser's resume and answers to deferred decisions); None: the app cannot resume.
 
     Returns:
         The app, not yet running.
@@ -86,7 +90,9 @@ def make_app(
         if mode == "resume" and run_id is None:
             raise ConfigError("resume needs a run id")
         plan = RunPlan(store_path, mode, parts, run_id, decision, overrides)
-    config = AppConfig(store_path, plan, clock or time.monotonic, demo=demo_source())
+    config = AppConfig(
+        store_path, plan, clock or time.monotonic, demo=demo_source(), resumer=resumer
+    )
     if remember_file is not None:
         config.remember_file = remember_file
     return IohApp(config)

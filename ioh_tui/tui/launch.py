@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.policy import Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.resuming import Resumer
 
 
 @dataclass
@@ -36,6 +40,9 @@ class LaunchSpec:
     """Raised budgets for a resume."""
     containment: Containment | None = None
     """Limits of a sub-agent tree (`--max-agents` ...); None runs a single agent."""
+    stored_provider: Callable[[dict[str, Any]], Provider] | None = None
+    """Builds the provider that continues a stored run, from its stored contract (resuming from
+    the run browser or answering a deferred decision in the app); None: the app cannot resume."""
 
 
 def launch(spec: LaunchSpec) -> int:
@@ -63,6 +70,22 @@ def launch(spec: LaunchSpec) -> int:
         decision=spec.decision,
         overrides=spec.overrides,
         containment=spec.containment,
+        resumer=_resumer(spec),
     )
     app.run()
     return app.exit_status
+
+
+def _resumer(spec: LaunchSpec) -> Resumer | None:
+    """The app's way to continue a stored run: the stored provider, in the spec's sandbox."""
+    from ioh_tui.tui.bridge import PartsSource, RunParts, given
+
+    build = spec.stored_provider
+    if build is None:
+        return None
+
+    def parts(contract: dict[str, Any]) -> PartsSource:
+        # Built when a run is resumed, so a missing key is a one-line refusal, not a failed start.
+        return given(RunParts(build(contract), sandbox=spec.sandbox))
+
+    return parts

@@ -1,24 +1,37 @@
 """StartScreen: pending decisions and recent runs from the store, and how to start a run.
 
-Deliberately small: the full run browser is a later issue.
+Enter on a decision answers it (the run then resumes); enter on a run opens its trace; `b` opens
+the run browser over every run.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ioh_tui.core.errors import IohError
 from ioh_tui.store import Store
 from ioh_tui.store.db import RunRow
+from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import one_line
+from ioh_tui.tui.history import started
+from ioh_tui.tui.screens.answer import answer_stored
+from ioh_tui.tui.screens.runs import RunBrowserScreen
+from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.app import IohApp
 
 RECENT = 10
 """How many recent runs are listed."""
@@ -63,10 +76,11 @@ class StartScreen(Screen[None]):
             "Demo",
             tooltip="Start the built-in demo (scripted model, no key, no network)",
         ),
+        Binding("b", "browse", "Browse runs", tooltip="Every run: filter, open a trace, resume"),
         Binding("r", "refresh", "Refresh", tooltip="Read the store again"),
         Binding("q", "app.quit", "Quit"),
     ]
-    """Keys of the start screen."""
+    """Keys of the start screen (enter answers a decision, or opens a run's trace)."""
 
     def __init__(self, store_path: Path, *, demo_available: bool) -> None:
         super().__init__()
@@ -78,6 +92,7 @@ class StartScreen(Screen[None]):
         """Pending (deferred) decisions, as read."""
         self.recent: list[RunRow] = []
         """Recent root runs, newest first, as read."""
+        self._loaded = False
 
     def compose(self) -> ComposeResult:
         """Model setup, pending decisions, recent runs, and how to start."""
@@ -93,9 +108,11 @@ class StartScreen(Screen[None]):
                     "Press d for the demo: a scripted demo model fixing a failing test.",
                     id="start-demo",
                 )
-            yield Static("Pending decisions", classes="start-heading")
+            yield Static("Pending decisions — enter answers one", classes="start-heading")
             yield DataTable(id="start-pending", cursor_type="row", zebra_stripes=True)
-            yield Static("Recent runs", classes="start-heading")
+            yield Static(
+                "Recent runs — enter opens a trace · b browses every run", classes="start-heading"
+            )
             yield DataTable(id="start-runs", cursor_type="row", zebra_stripes=True)
             yield Static(HOW_TO_RUN, id="start-how", markup=False)
         yield Footer()
@@ -107,6 +124,11 @@ class StartScreen(Screen[None]):
         runs = self.query_one("#start-runs", DataTable)
         runs.add_columns("run", "goal", "outcome", "steps", "tokens", "started")
         self.action_refresh()
+
+    def on_screen_resume(self) -> None:
+        """Back from the browser, a trace or an answer: read the store again."""
+        if self._loaded:
+            self.action_refresh()
 
     def action_refresh(self) -> None:
         """Read the store in a worker (the store is asyncio-native)."""
@@ -122,39 +144,72 @@ class StartScreen(Screen[None]):
         if not self.store_path.exists():
             self._fill([], [])
             return
-        async with Store.open(self.store_path) as store:
-            pending = await store.approvals(pending_only=True)
-            recent = await store.runs(limit=RECENT, roots_only=True)
+        try:
+            async with Store.open(self.store_path) as store:
+                pending = await store.approvals(pending_only=True)
+                recent = await store.runs(limit=RECENT, roots_only=True)
+        except (IohError, sqlite3.Error) as exc:
+            self.notify(f"Cannot read the store: {exc}", severity="error")
+            pending, recent = [], []
         self._fill(pending, recent)
 
     def _fill(self, pending: list[dict[str, Any]], recent: list[RunRow]) -> None:
         self.pending, self.recent = pending, recent
-        table = self.query_one("#start-pending", DataTable)
-        table.clear()
-        for row in pending:
-            table.add_row(
-                str(row["run_id"]),
-                str(row["id"]),
-                row["act"],
-                one_line(row["target"], 40),
-                row.get("agent_label") or "root",
-                one_line(row.get("goal") or "", 40),
-            )
-        if not pending:
-            table.add_row("", "", "", "nothing is waiting on you", "", "")
-        runs = self.query_one("#start-runs", DataTable)
-        runs.clear()
-        for run in recent:
-            runs.add_row(
-                str(run.id),
-                one_line(run.goal, 40),
-                run.outcome or run.status,
-                str(run.steps),
-                str(run.tokens),
-                run.started_at[:16].replace("T", " "),
-            )
-        if not recent:
-            runs.add_row("", "no runs yet", "", "", "", "")
+        self._loaded = True
+        table: DataTable[Text] = self.query_one("#start-pending", DataTable)
+        fill(
+            table,
+            (
+                (
+                    str(row["run_id"]),
+                    str(row["id"]),
+                    row["act"],
+                    one_line(row["target"], 40),
+                    row.get("agent_label") or "root",
+                    one_line(row.get("goal") or "", 40),
+                )
+                for row in pending
+            ),
+            empty="nothing is waiting on you",
+        )
+        runs: DataTable[Text] = self.query_one("#start-runs", DataTable)
+        fill(
+            runs,
+            (
+                (
+                    str(run.id),
+                    one_line(run.goal, 40),
+                    run.outcome or run.status,
+                    str(run.steps),
+                    str(run.tokens),
+                    started(run.started_at),
+                )
+                for run in recent
+            ),
+            empty="no runs yet",
+        )
+
+    @on(DataTable.RowSelected, "#start-pending")
+    def _answer(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.pending):
+            answer_stored(self.app_, self.pending[event.cursor_row])
+
+    @on(DataTable.RowSelected, "#start-runs")
+    def _trace(self, event: DataTable.RowSelected) -> None:
+        if 0 <= event.cursor_row < len(self.recent):
+            self.app.push_screen(TraceScreen(self.store_path, self.recent[event.cursor_row].id))
+
+    def action_browse(self) -> None:
+        """b: the run browser."""
+        self.app.push_screen(RunBrowserScreen(self.store_path))
+
+    @property
+    def app_(self) -> IohApp:
+        """The app, typed."""
+        from ioh_tui.tui.app import IohApp
+
+        assert isinstance(self.app, IohApp)
+        return self.app
 
     def action_demo(self) -> None:
         """d: the demo, when this build has it."""

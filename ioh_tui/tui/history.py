@@ -1,0 +1,131 @@
+"""Past runs in plain words: each run's state, the browser's filters, and whether it can resume.
+
+Pure functions with no Textual import, so the rules are unit-tested without running an app.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ioh_tui.core.acts import Act
+from ioh_tui.engine.contract import TERMINAL
+from ioh_tui.policy import ApprovalRequest, Decision
+from ioh_tui.store.db import RunRow
+
+StatusFilter = Literal["all", "paused", "crashed", "running", "failed", "succeeded"]
+
+STATUS_FILTERS: tuple[StatusFilter, ...] = (
+    "all",
+    "paused",
+    "crashed",
+    "running",
+    "failed",
+    "succeeded",
+)
+"""The browser's quick filters, in the order `f` cycles through them."""
+
+SUCCEEDED = frozenset({"success", "finished"})
+"""Outcomes that count as the run having done its job."""
+PAUSED = "awaiting_approval"
+"""The outcome of a run paused on a deferred decision."""
+CRASHED = "crashed"
+"""The state of a run left `running` by a driver that died."""
+
+
+def run_state(run: RunRow, driven: set[int]) -> str:
+    """One word for where a run stands: its outcome, `running`, or `crashed`.
+
+    Args:
+        run: The run.
+        driven: Runs a live driver holds now (`Store.driven_runs`).
+
+    Returns:
+        The outcome of an ended or paused run; `running` while a live driver holds it; `crashed`
+        when it was left running by a driver that is gone.
+    """
+    if run.status == "running":
+        return "running" if run.id in driven else CRASHED
+    return run.outcome or run.status
+
+
+def in_group(state: str, group: StatusFilter) -> bool:
+    """Whether a run in `state` belongs to a quick filter."""
+    match group:
+        case "all":
+            return True
+        case "paused":
+            return state == PAUSED
+        case "crashed" | "running":
+            return state == group
+        case "succeeded":
+            return state in SUCCEEDED
+        case "failed":
+            return state not in SUCCEEDED and state not in (PAUSED, CRASHED, "running")
+
+
+def matches(run: RunRow, state: str, text: str) -> bool:
+    """Whether the filter text matches a run's id, goal or state (case-insensitive words, all)."""
+    haystack = f"{run.id} #{run.id} {run.goal} {state}".casefold()
+    return all(word in haystack for word in text.casefold().split())
+
+
+def resume_refusal(
+    run: RunRow, state: str, decision: Decision | None, pending: list[dict[str, Any]]
+) -> str | None:
+    """Why the run cannot be resumed from the app now, or None when it can.
+
+    Args:
+        run: The run.
+        state: Its state (`run_state`).
+        decision: The answer to give its pending decision, if any.
+        pending: Its pending decision requests.
+
+    Returns:
+        One line for the person, or None.
+    """
+    if run.parent_run_id is not None:
+        return f"Run {run.id} is a sub-agent: resume its root run {run.root_run_id}."
+    if state == "running":
+        return f"Run {run.id} is being driven right now (here or by another process)."
+    if state in TERMINAL:
+        return f"Run {run.id} has finished ({state}): there is nothing left to resume."
+    if run.status == "completed":
+        # A budget stop resumed as is would stop again at once: the budget has to go up first.
+        return (
+            f"Run {run.id} stopped at its budget ({state}): raise it from the command line, "
+            f"e.g. ioh-tui resume {run.id} --max-steps N."
+        )
+    if decision is not None and (state != PAUSED or not pending):
+        return f"Run {run.id} has no pending decision to answer."
+    return None
+
+
+def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
+    """A pending request as stored, shown exactly as it was when it was first asked.
+
+    Args:
+        row: An `approvals` row (`Store.approvals`), which carries the run's goal.
+        goal: The goal, when the row does not carry it.
+
+    Returns:
+        The request the decision modal shows.
+    """
+    return ApprovalRequest(
+        act=Act(row["act"]),
+        target=row["target"],
+        content=row.get("content"),
+        preview=row.get("preview"),
+        rule=row.get("rule"),
+        layer=row.get("layer"),
+        request_id=int(row["id"]),
+        run_id=int(row["run_id"]),
+        agent_label=row.get("agent_label") or "root",
+        step=int(row.get("step") or 0),
+        goal=row.get("goal") or goal,
+        tool=row.get("tool") or "",
+    )
+
+
+def started(timestamp: str) -> str:
+    """A stored timestamp (`2025-01-02T03:04:05.678Z`, UTC) as `2025-01-02 03:04`."""
+    return timestamp[:16].replace("T", " ")

@@ -1,0 +1,61 @@
+"""Answering a deferred decision from the store: the decision modal, then the run resumes.
+
+The modal is the run view's own (`ApprovalModal`), showing the request exactly as it was stored.
+Approve, rewrite, remember and deny resume the run with that answer; defer (or esc) leaves the
+request pending, as it was.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.binding import Binding, BindingType
+
+from ioh_tui.policy import Decision
+from ioh_tui.tui.history import stored_request
+from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.app import IohApp
+
+
+class StoredApprovalModal(ApprovalModal):
+    """The decision modal over a stored request: no run is going, so esc leaves it pending."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape",
+            "back",
+            "Back / leave pending",
+            tooltip="Leave the form; on the choices, close and leave the decision pending",
+        ),
+    ]
+    """Escape replaces the run view's "stop the run": here there is no run to stop."""
+
+    async def action_back(self) -> None:
+        """esc: leave a form; on the choices, close without answering."""
+        if self.mode != "choices":
+            self.action_mode("choices")
+            return
+        self.dismiss(Decision.defer())
+
+
+def answer_stored(app: IohApp, row: dict[str, Any]) -> None:
+    """Show a stored pending request; an answer other than defer resumes its run with it.
+
+    Args:
+        app: The app (it resumes the run).
+        row: The request's `approvals` row.
+    """
+    request = stored_request(row)
+    modal = StoredApprovalModal(
+        request, remember_file=app.config.remember_file, wide=app.size.width >= SPLIT_FROM
+    )
+
+    def answered(decision: Decision | None) -> None:
+        if decision is None or decision.kind == "defer":
+            app.notify(f"Run {request.run_id}'s decision is still pending.", timeout=3)
+            return
+        app.resume_run(request.run_id, decision)
+
+    app.push_screen(modal, callback=answered)

@@ -1,0 +1,168 @@
+"""The browser's rules without an app: states, filters, why a run cannot resume, the resumer."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ioh_tui.cli.options import stored_provider
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.policy import Decision
+from ioh_tui.store.db import RunRow
+from ioh_tui.tui.cells import cell
+from ioh_tui.tui.history import in_group, matches, resume_refusal, run_state, stored_request
+from ioh_tui.tui.traces import arguments, gate_detail
+
+RUN = RunRow(
+    id=4,
+    goal="Fix the adder",
+    mode="workspace",
+    root="/work",
+    subject=None,
+    contract={},
+    provider="scripted",
+    model="m",
+    sandbox="floor",
+    parent_run_id=None,
+    root_run_id=4,
+    depth=0,
+    agent_label="root",
+    status="completed",
+    outcome="success",
+    detail="",
+    started_at="2025-06-01T09:00:00.000Z",
+    finished_at=None,
+    steps=2,
+    tokens=10,
+)
+PENDING = [{"id": 1}]
+
+
+def test_a_running_run_without_a_live_driver_is_crashed() -> None:
+    running = replace(RUN, status="running", outcome=None)
+    assert run_state(running, {4}) == "running"
+    assert run_state(running, set()) == "crashed"
+    assert run_state(RUN, set()) == "success"
+
+
+@pytest.mark.parametrize(
+    ("state", "groups"),
+    [
+        ("success", {"all", "succeeded"}),
+        ("finished", {"all", "succeeded"}),
+        ("awaiting_approval", {"all", "paused"}),
+        ("crashed", {"all", "crashed"}),
+        ("running", {"all", "running"}),
+        ("step_cap_reached", {"all", "failed"}),
+        ("cancelled", {"all", "failed"}),
+    ],
+)
+def test_each_state_falls_in_its_quick_filters(state: str, groups: set[str]) -> None:
+    names = ("all", "paused", "crashed", "running", "failed", "succeeded")
+    assert {g for g in names if in_group(state, g)} == groups  # type: ignore[arg-type]
+
+
+def test_the_text_filter_matches_every_word_in_id_goal_or_state() -> None:
+    assert matches(RUN, "success", "adder")
+    assert matches(RUN, "success", "FIX succ")
+    assert matches(RUN, "success", "#4")
+    assert not matches(RUN, "success", "adder paused")
+
+
+def test_why_a_run_cannot_resume() -> None:
+    paused = replace(RUN, status="paused", outcome="awaiting_approval")
+    assert resume_refusal(paused, "awaiting_approval", None, PENDING) is None
+    assert resume_refusal(paused, "awaiting_approval", Decision.approve(), PENDING) is None
+    crashed = replace(RUN, status="running", outcome=None)
+    assert resume_refusal(crashed, "crashed", None, []) is None
+    assert resume_refusal(crashed, "crashed", Decision.approve(), []) == (
+        "Run 4 has no pending decision to answer."
+    )
+    assert resume_refusal(crashed, "running", None, []) == (
+        "Run 4 is being driven right now (here or by another process)."
+    )
+    assert resume_refusal(RUN, "success", None, []) == (
+        "Run 4 has finished (success): there is nothing left to resume."
+    )
+    capped = replace(RUN, outcome="step_cap_reached")
+    assert "ioh-tui resume 4 --max-steps N" in str(
+        resume_refusal(capped, "step_cap_reached", None, [])
+    )
+    child = replace(paused, id=5, parent_run_id=4)
+    assert resume_refusal(child, "awaiting_approval", None, PENDING) == (
+        "Run 5 is a sub-agent: resume its root run 4."
+    )
+
+
+def test_a_stored_request_is_shown_as_it_was_asked() -> None:
+    row: dict[str, Any] = {
+        "id": 7,
+        "run_id": 4,
+        "step": 2,
+        "act": "write",
+        "target": "calc.py",
+        "content": "x",
+        "preview": "--- a\n+++ b\n",
+        "rule": "calc.py",
+        "layer": "project",
+        "agent_label": "agent-5",
+        "tool": "edit_file",
+        "goal": "Fix the adder",
+    }
+    request = stored_request(row)
+    assert (request.request_id, request.run_id, request.step) == (7, 4, 2)
+    assert (request.rule, request.layer, request.agent_label) == ("calc.py", "project", "agent-5")
+    assert (request.goal, request.tool, request.preview) == (
+        "Fix the adder",
+        "edit_file",
+        row["preview"],
+    )
+
+
+def test_cells_never_read_markup_and_escape_control_characters() -> None:
+    assert cell("[read calc.py] [/b]").plain == "[read calc.py] [/b]"
+    assert cell("\x1b]2;x\x07").plain == "\\x1b]2;x\\x07"
+
+
+def test_words_for_arguments_and_gate_evidence() -> None:
+    assert arguments({"path": "calc.py", "argv": ["a", "b"]}) == 'path=calc.py argv=["a", "b"]'
+    assert gate_detail("exited 1\nTraceback\n  File x\nAssertionError: no\n") == (
+        "exited 1 … AssertionError: no"
+    )
+    assert gate_detail("") == ""
+
+
+def test_the_cli_resumer_builds_the_stored_driver(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"model": "stored-model", "turns": []}))
+    driver = {"provider": "scripted", "scenario": str(scenario)}
+    provider = stored_provider({"driver": driver, "max_retries": 1})
+    assert (provider.name, provider.model) == ("scripted", "stored-model")
+    for var in ("OPENROUTER_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(ConfigError, match="no provider configured"):
+        stored_provider({"driver": {}})
+
+
+def test_every_app_the_cli_opens_can_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ioh_tui.tui.launch as launch_module
+    from ioh_tui.cli import main
+    from ioh_tui.tui.launch import LaunchSpec
+
+    specs: list[LaunchSpec] = []
+
+    def capture(spec: LaunchSpec) -> int:
+        specs.append(spec)
+        return 0
+
+    monkeypatch.setattr(launch_module, "launch", capture)
+    assert main(["--store", str(tmp_path / "s.db")]) == 0
+    assert specs[0].stored_provider is stored_provider
