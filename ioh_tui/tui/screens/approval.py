@@ -13,6 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import ContentSwitcher, Input, Label, RadioButton, RadioSet, Static, TextArea
 
@@ -46,6 +47,9 @@ class ApprovalModal(ModalScreen[Decision]):
         Binding("n", "mode('deny')", "Deny", tooltip="Refuse, with a reason the model reads"),
         Binding("d", "defer", "Defer", tooltip="Park the decision; the run pauses"),
         Binding("v", "split", "Split/unified", show=False),
+        Binding(
+            "w", "queue", "Queue", tooltip="All pending decisions; answer similar ones together"
+        ),
         Binding("ctrl+s", "submit", "Confirm", tooltip="Approve the rewrite / save the rule"),
         Binding(
             "escape",
@@ -58,8 +62,16 @@ class ApprovalModal(ModalScreen[Decision]):
     ]
     """Answer keys act only on the choices; ctrl+s and escape act in the forms."""
 
+    waiting: reactive[int] = reactive(1)
+    """How many decisions wait, this one included (from 2 on, the modal points at the queue)."""
+
     def __init__(
-        self, request: ApprovalRequest, *, remember_file: Path, wide: bool = False
+        self,
+        request: ApprovalRequest,
+        *,
+        remember_file: Path,
+        wide: bool = False,
+        waiting: int = 1,
     ) -> None:
         super().__init__()
         self.request = request
@@ -70,6 +82,9 @@ class ApprovalModal(ModalScreen[Decision]):
         """Which form is open."""
         self._body, self._kind, self.notices = _body(request)
         self._wide = wide
+        self.to_queue = False
+        """Set when the person left for the queue (the modal then returns no decision)."""
+        self.set_reactive(ApprovalModal.waiting, waiting)
 
     @property
     def rewrites_content(self) -> bool:
@@ -87,6 +102,7 @@ class ApprovalModal(ModalScreen[Decision]):
                 f"why: {why_asked(r.rule, r.layer, r.act.value)}", id="ask-why", markup=False
             )
             yield Static(f"{who}{tool}", id="ask-who", markup=False)
+            yield Static("", id="ask-queue", markup=False)
             yield DiffView(self._body, self._kind, split=self._wide, id="ask-body")
             yield Static(
                 " · ".join(self.notices) or "shown in full",
@@ -119,10 +135,22 @@ class ApprovalModal(ModalScreen[Decision]):
     def on_mount(self) -> None:
         """Reflect the starting state."""
         self._refresh_preview()
+        self.watch_waiting(self.waiting)
+
+    def watch_waiting(self, waiting: int) -> None:
+        """Point at the queue once more than this decision waits."""
+        line = self.query_one("#ask-queue", Static)
+        line.display = waiting > 1
+        line.update(f"{waiting} decisions wait · w opens the queue (answer similar ones together)")
+
+    def action_queue(self) -> None:
+        """w: leave this decision unanswered and open the queue of all of them."""
+        self.to_queue = True
+        self.dismiss(None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Answer keys only on the choices; confirm only in the rewrite and remember forms."""
-        if action in ("approve", "mode", "defer", "split"):
+        if action in ("approve", "mode", "defer", "split", "queue"):
             if action == "mode" and parameters == ("remember",) and self.notices_block_remember:
                 return False
             return self.mode == "choices"

@@ -1,0 +1,358 @@
+"""DecisionQueueScreen: every decision waiting on you, across agents and across runs, in one place.
+
+Three kinds of rows:
+- `waiting`: asked by the run this app drives (any agent of its tree); the engine awaits the answer.
+- `deferred`: parked in the store by a paused run; answering resumes that run here.
+- `elsewhere`: asked by a run another process drives; answered through the store (approve/deny),
+  exactly as `ioh-tui resume RUN_ID --decide` does, and the first answer wins.
+- `crashed`: asked by a run whose process died while asking; resuming it here asks again.
+
+Similar waiting requests can be answered together (`s` marks them; `y`, `A`, `n`, `d` answer the
+marked ones), with a suggested rule (`ioh_tui.policy.suggest`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from ioh_tui.core.acts import Act
+from ioh_tui.policy import ApprovalRequest, Decision
+from ioh_tui.policy.suggest import similarity_key, suggest_pattern
+from ioh_tui.store import Store
+from ioh_tui.tui.describe import one_line, why_asked
+from ioh_tui.tui.messages import ApprovalNeeded
+from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.batch import BatchModal, BatchMode
+from ioh_tui.tui.styles import stylesheet
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.app import IohApp
+
+Where = Literal["waiting", "deferred", "elsewhere", "crashed"]
+
+
+@dataclass(slots=True)
+class QueueItem:
+    """One pending decision as the queue shows it."""
+
+    where: Where
+    request: ApprovalRequest
+    ask: ApprovalNeeded | None = None
+    """The engine's waiting ask (rows of this app's run)."""
+    root_run_id: int = 0
+    """The run to resume (deferred rows)."""
+
+    @property
+    def key(self) -> str:
+        """The row key: unique across kinds."""
+        return f"{self.where}:{self.request.request_id}"
+
+
+def request_from_row(row: dict[str, Any]) -> ApprovalRequest:
+    """A stored pending request as the modal shows it (what `resume` would ask again)."""
+    return ApprovalRequest(
+        act=Act(row["act"]),
+        target=row["target"],
+        content=row.get("content"),
+        preview=row.get("preview"),
+        rule=row.get("rule"),
+        layer=row.get("layer"),
+        request_id=int(row["id"]),
+        run_id=int(row["run_id"]),
+        agent_label=row.get("agent_label") or "root",
+        step=int(row.get("step") or 0),
+        goal=row.get("goal") or "",
+        tool=row.get("tool") or "",
+    )
+
+
+class DecisionQueueScreen(Screen[None]):
+    """The queue of pending decisions."""
+
+    CSS_PATH = stylesheet("queue")
+    AUTO_FOCUS = "#queue-table"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "answer", "Answer", tooltip="Open this decision with all five answers"),
+        Binding("space", "mark", "Mark", tooltip="Mark or unmark a waiting request"),
+        Binding("s", "mark_similar", "Mark similar", tooltip="Mark every request like this one"),
+        Binding("y", "approve_marked", "Approve marked", tooltip="Approve the marked requests"),
+        Binding(
+            "A",
+            "batch('remember')",
+            "Remember rule",
+            tooltip="Approve the marked requests and keep the suggested (editable) rule",
+        ),
+        Binding("n", "batch('deny')", "Deny marked", tooltip="Deny the marked, with one reason"),
+        Binding("d", "defer_marked", "Defer marked", tooltip="Park the marked requests"),
+        Binding("r", "reload", "Reload", tooltip="Read deferred decisions from the store again"),
+        Binding("escape", "close", "Back"),
+    ]
+    """Keys of the queue (answers act on the marked rows, or the row under the cursor)."""
+
+    def __init__(
+        self,
+        store_path: Path,
+        *,
+        live: Callable[[], list[ApprovalNeeded]] | None = None,
+        driven_run: int | None = None,
+        remember_file: Path,
+    ) -> None:
+        super().__init__()
+        self.store_path = store_path
+        """The store deferred decisions are read from."""
+        self.live = live
+        """The asks of this app's run (None when no run is driven)."""
+        self.driven_run = driven_run
+        """This app's run, whose stored pending rows are its live asks."""
+        self.remember_file = remember_file
+        """Default file for a rule remembered from the single-decision modal."""
+        self.items: list[QueueItem] = []
+        """The rows, in table order."""
+        self.stored: list[QueueItem] = []
+        """Rows read from the store (deferred and elsewhere)."""
+        self.marked: set[str] = set()
+        """Keys of the marked rows."""
+
+    @property
+    def app_(self) -> IohApp:
+        """The app, typed."""
+        from ioh_tui.tui.app import IohApp
+
+        assert isinstance(self.app, IohApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        """A heading, the table, the hint for the row under the cursor, the keys."""
+        yield Static("Decisions waiting on you", id="queue-title")
+        yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="queue-hint", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Columns, then the rows (the store is read in a worker)."""
+        table = self.query_one(DataTable)
+        table.add_columns("", "where", "agent", "act", "target", "why", "goal")
+        self.refresh_rows()
+        self.action_reload()
+
+    def action_reload(self) -> None:
+        """r: read the deferred decisions again."""
+        self.run_worker(
+            self._load(), group="queue", description="read pending decisions", exit_on_error=False
+        )
+
+    async def _load(self) -> None:
+        rows: list[QueueItem] = []
+        if self.store_path.exists():
+            async with Store.open(self.store_path) as store:
+                driven = await store.driven_runs()
+                for row in await store.approvals(pending_only=True):
+                    run = await store.run(int(row["run_id"]))
+                    root = run.root_run_id or run.id
+                    if root == self.driven_run:
+                        continue  # this app's run: its asks are the waiting rows
+                    where: Where = "deferred"
+                    if run.status != "paused":
+                        where = "elsewhere" if root in driven else "crashed"
+                    rows.append(QueueItem(where, request_from_row(row), None, root))
+        self.stored = rows
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        """Redraw from the live asks and the last store read, keeping the cursor's row."""
+        live = [
+            QueueItem("waiting", ask.request, ask)
+            for ask in (self.live() if self.live is not None else [])
+            if not ask.future.done()
+        ]
+        self.items = [*live, *self.stored]
+        keys = {i.key for i in self.items}
+        self.marked &= keys
+        table = self.query_one(DataTable)
+        current = self._current()
+        table.clear()
+        for item in self.items:
+            r = item.request
+            table.add_row(
+                "✓" if item.key in self.marked else "",
+                item.where,
+                r.agent_label,
+                r.act.value,
+                one_line(r.target, 48),
+                one_line(why_asked(r.rule, r.layer, r.act.value), 28),
+                one_line(r.goal, 36),
+                key=item.key,
+            )
+        if current is not None and current.key in keys:
+            table.move_cursor(row=table.get_row_index(current.key))
+        self._hint()
+
+    def _current(self) -> QueueItem | None:
+        table = self.query_one(DataTable)
+        if not self.items or table.cursor_row >= len(self.items):
+            return None
+        return self.items[table.cursor_row]
+
+    def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
+        """The hint follows the cursor."""
+        self._hint()
+
+    def _similar(self, item: QueueItem) -> list[QueueItem]:
+        key = similarity_key(item.request.act, item.request.target)
+        return [
+            i
+            for i in self.items
+            if i.where == "waiting" and similarity_key(i.request.act, i.request.target) == key
+        ]
+
+    def _hint(self) -> None:
+        hint = self.query_one("#queue-hint", Static)
+        item = self._current()
+        if item is None:
+            hint.update("Nothing is waiting on you.")
+            return
+        marked = f"{len(self.marked)} marked · " if self.marked else ""
+        if item.where != "waiting":
+            how = {
+                "deferred": "enter answers it and resumes that run here",
+                "elsewhere": "enter answers it; the process driving that run goes on",
+                "crashed": "enter resumes that run here, and it asks again",
+            }[item.where]
+            hint.update(f"{marked}{item.where}: {how}")
+            return
+        similar = self._similar(item)
+        if len(similar) > 1:
+            pattern = suggest_pattern([i.request.target for i in similar])
+            hint.update(
+                f"{marked}{len(similar)} similar requests: s marks them, then A approves them "
+                f"and keeps `{item.request.act.value} allow {pattern}`"
+            )
+        else:
+            hint.update(f"{marked}enter answers it · space marks it")
+
+    # -- answers ---------------------------------------------------------------------------------
+
+    def action_answer(self) -> None:
+        """Enter: the full modal for the row under the cursor (a crashed run: resume it)."""
+        item = self._current()
+        if item is None:
+            return
+        if item.where == "crashed":
+            self.app_.resume_run(item.root_run_id)
+            return
+        wide = self.app.size.width >= 140
+        modal = ApprovalModal(item.request, remember_file=self.remember_file, wide=wide)
+        self.app.push_screen(modal, callback=partial(self._answered, item))
+
+    def _answered(self, item: QueueItem, decision: Decision | None) -> None:
+        if decision is None:
+            return
+        if item.where == "waiting":
+            self._resolve([item], decision)
+        elif item.where == "deferred":
+            if decision.kind == "defer":
+                return  # it stays parked
+            self.app_.resume_run(item.root_run_id, decision)
+        else:
+            self.run_worker(
+                self._answer_elsewhere(item, decision),
+                group="queue-answer",
+                description="answer a decision through the store",
+                exit_on_error=False,
+            )
+
+    async def _answer_elsewhere(self, item: QueueItem, decision: Decision) -> None:
+        if decision.kind == "defer" or decision.modified or decision.remember:
+            self.notify(
+                "A run driven by another process takes only approve or deny from here.",
+                severity="warning",
+            )
+            return
+        status = "approve" if decision.kind == "approve" else "deny"
+        reason = decision.reason if status == "deny" else None
+        async with Store.open(self.store_path) as store:
+            landed = await store.resolve_approval(
+                item.request.request_id, status=status, by="attached", reason=reason
+            )
+        if landed:
+            self.notify(f"Answered request {item.request.request_id} ({status}).")
+        else:
+            self.notify("Someone else answered it first.", severity="warning")
+        self.action_reload()
+
+    def _resolve(self, items: list[QueueItem], decision: Decision) -> None:
+        for item in items:
+            if item.ask is not None and not item.ask.future.done():
+                item.ask.future.set_result(decision)
+            self.marked.discard(item.key)
+        self.refresh_rows()
+
+    def _chosen(self) -> list[QueueItem]:
+        """The marked waiting rows, or the waiting row under the cursor."""
+        if self.marked:
+            return [i for i in self.items if i.key in self.marked]
+        item = self._current()
+        if item is None:
+            return []
+        if item.where != "waiting":
+            self.notify("Enter answers a deferred decision (one at a time).", timeout=4)
+            return []
+        return [item]
+
+    def action_mark(self) -> None:
+        """Space: mark or unmark the row (only this run's waiting requests batch)."""
+        item = self._current()
+        if item is None:
+            return
+        if item.where != "waiting":
+            self.notify("Only this run's waiting requests can be answered together.", timeout=4)
+            return
+        self.marked ^= {item.key}
+        self.refresh_rows()
+
+    def action_mark_similar(self) -> None:
+        """s: mark every waiting request similar to the one under the cursor."""
+        item = self._current()
+        if item is None or item.where != "waiting":
+            return
+        self.marked |= {i.key for i in self._similar(item)}
+        self.refresh_rows()
+
+    def action_approve_marked(self) -> None:
+        """y: approve the marked requests as asked."""
+        self._resolve(self._chosen(), Decision.approve())
+
+    def action_defer_marked(self) -> None:
+        """d: park the marked requests (their runs pause once their steps end)."""
+        self._resolve(self._chosen(), Decision.defer())
+
+    def action_batch(self, mode: BatchMode) -> None:
+        """A / n: one rule (approving what it covers) or one reason, for the marked requests."""
+        chosen = self._chosen()
+        if not chosen:
+            return
+        if mode == "remember" and len({i.request.act for i in chosen}) > 1:
+            self.notify("A rule is for one act: mark requests of the same act.", severity="warning")
+            return
+        requests = [i.request for i in chosen]
+        self.app.push_screen(BatchModal(requests, mode), callback=partial(self._batched, chosen))
+
+    def _batched(self, chosen: list[QueueItem], answer: tuple[Decision, list[int]] | None) -> None:
+        if answer is None:
+            return
+        decision, ids = answer
+        self._resolve([i for i in chosen if i.request.request_id in ids], decision)
+
+    def action_close(self) -> None:
+        """Escape: back."""
+        self.dismiss(None)

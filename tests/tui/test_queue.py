@@ -1,0 +1,145 @@
+"""One queue of decisions: every agent's asks in one list; similar ones answered together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable, Input
+
+from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.policy import Policy
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
+from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.screens.batch import BatchModal
+from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from tests.tui.harness import USAGE, calc_project, finished, fixed_clock, modal, run_screen, until
+
+
+def writer(i: int) -> dict[str, Any]:
+    """A child that writes its own notes file (a write: the default policy asks)."""
+    note = {"path": f"notes/child{i}.md", "content": f"notes of child {i}\n"}
+    return {
+        "turns": [
+            {"text": "Writing.", "tool_calls": [{"name": "write_file", "arguments": note}]},
+            {"text": "Written.", "usage": USAGE},
+        ]
+    }
+
+
+def writers_app(tmp_path: Path, children: int) -> IohApp:
+    """A tree whose children all ask to write at about the same time (detached spawns)."""
+    project = calc_project(tmp_path / "project")
+    spawns = [
+        {"name": "spawn_agent", "arguments": {"goal": f"note {i}", "wait": False}}
+        for i in range(children)
+    ]
+    scenario = parse_scenario(
+        {
+            "model": "tree-model",
+            "turns": [
+                {"text": "Splitting.", "tool_calls": spawns, "usage": USAGE},
+                {"text": "All done.", "usage": USAGE},
+            ],
+            "agents": {f"note {i}": writer(i) for i in range(children)},
+        }
+    )
+    app = make_app(
+        tmp_path / "store.db",
+        contract=TaskContract.workspace("write notes", project),
+        provider=ScriptedProvider(scenario),
+        policy=Policy.default(),
+        sandbox=select("floor"),
+        containment=Containment(max_total_agents=children, max_concurrent=children, max_depth=1),
+        clock=fixed_clock,
+        label="scripted test model",
+        remember_file=tmp_path / "remembered.toml",
+    )
+    app.animation_level = "none"
+    return app
+
+
+async def open_queue_with(app: IohApp, pilot: Any, asks: int) -> DecisionQueueScreen:
+    """Wait until `asks` decisions wait, then open the queue from the modal with w."""
+    shown = await modal(pilot)
+    await until(pilot, lambda: len(run_screen(app).asks) == asks)
+    assert shown.waiting == asks
+    await pilot.press("w")
+    await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
+    queue = app.screen
+    assert isinstance(queue, DecisionQueueScreen)
+    await pilot.pause()
+    return queue
+
+
+async def test_similar_asks_of_three_agents_are_approved_with_one_suggested_rule(
+    tmp_path: Path,
+) -> None:
+    app = writers_app(tmp_path, 3)
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = await open_queue_with(app, pilot, 3)
+        table = queue.query_one(DataTable)
+        assert table.row_count == 3
+        assert sorted(i.request.target for i in queue.items) == [
+            "notes/child0.md",
+            "notes/child1.md",
+            "notes/child2.md",
+        ]
+        assert "3 similar requests" in str(queue.query_one("#queue-hint").render())
+        await pilot.press("s")
+        assert len(queue.marked) == 3
+        await pilot.press("A")
+        await until(pilot, lambda: isinstance(app.screen, BatchModal))
+        batch = app.screen
+        assert isinstance(batch, BatchModal)
+        assert batch.query_one("#batch-input", Input).value == "notes/*"
+        await pilot.press("enter")
+        await until(pilot, lambda: not run_screen(app).asks)
+        await pilot.press("escape")
+        await finished(pilot)
+        assert run_screen(app).outcome == "finished"
+    project = tmp_path / "project"
+    assert sorted(p.name for p in (project / "notes").iterdir()) == [
+        "child0.md",
+        "child1.md",
+        "child2.md",
+    ]
+    async with Store.open(tmp_path / "store.db") as store:
+        answered = await store.approvals()
+    assert [a["status"] for a in answered] == ["approve"] * 3
+    assert all("write allow notes/*" in a["remembered"] for a in answered)
+
+
+async def test_a_narrowed_rule_answers_only_what_it_covers_and_deny_takes_one_reason(
+    tmp_path: Path,
+) -> None:
+    app = writers_app(tmp_path, 3)
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = await open_queue_with(app, pilot, 3)
+        await pilot.press("s", "A")
+        await until(pilot, lambda: isinstance(app.screen, BatchModal))
+        batch = app.screen
+        assert isinstance(batch, BatchModal)
+        batch.query_one("#batch-input", Input).value = "notes/child1*"
+        await pilot.pause()
+        assert "approves 1 of 3" in str(batch.query_one("#batch-effect").render())
+        await pilot.press("enter")
+        await until(pilot, lambda: len(run_screen(app).asks) == 2)
+        await until(
+            pilot, lambda: app.screen is queue and queue.query_one(DataTable).row_count == 2
+        )
+        await pilot.press("s", "n")
+        await until(pilot, lambda: isinstance(app.screen, BatchModal))
+        await pilot.press(*"not now", "enter")
+        await until(pilot, lambda: not run_screen(app).asks)
+        await pilot.press("escape")
+        await finished(pilot)
+    assert [p.name for p in (tmp_path / "project" / "notes").iterdir()] == ["child1.md"]
+    async with Store.open(tmp_path / "store.db") as store:
+        answered = {a["target"]: a for a in await store.approvals()}
+    assert answered["notes/child1.md"]["status"] == "approve"
+    assert [answered[f"notes/child{i}.md"]["reason"] for i in (0, 2)] == ["not now"] * 2
