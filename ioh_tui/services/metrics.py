@@ -5,6 +5,7 @@ Sampling walks the process table, so callers run it off the event loop (`asyncio
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import psutil
@@ -18,13 +19,18 @@ class ProcessSample:
     name: str
     command: str
     cpu_percent: float
+    """Share of one core over the sampling interval (above 100 on several cores)."""
     rss_mb: float
+    """Resident memory, in MiB."""
+    age_s: float = 0.0
+    """Seconds since the process started."""
 
 
 def sample_processes(parent: int | None = None, *, interval_s: float = 0.1) -> list[ProcessSample]:
     """Every live descendant of `parent` (default: this process) with its CPU share and memory.
 
-    CPU is measured over `interval_s` (blocking: call it in a thread).
+    CPU is measured over `interval_s` (blocking: call it in a thread). Zombies (exited, not yet
+    reaped by the sandbox) are left out: they no longer run.
     """
     try:
         root = psutil.Process(parent)
@@ -41,6 +47,8 @@ def sample_processes(parent: int | None = None, *, interval_s: float = 0.1) -> l
     for proc in procs:
         try:
             with proc.oneshot():
+                if proc.status() == psutil.STATUS_ZOMBIE:
+                    continue
                 out.append(
                     ProcessSample(
                         proc.pid,
@@ -48,6 +56,7 @@ def sample_processes(parent: int | None = None, *, interval_s: float = 0.1) -> l
                         " ".join(proc.cmdline())[:200],
                         proc.cpu_percent(None),
                         proc.memory_info().rss / 2**20,
+                        max(0.0, time.time() - proc.create_time()),
                     )
                 )
         except psutil.Error:

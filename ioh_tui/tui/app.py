@@ -29,6 +29,7 @@ from ioh_tui.tui.resuming import Resumer, ResumeRefused, resume_plan
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen
+from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
@@ -233,6 +234,17 @@ class IohApp(App[int]):
         if not isinstance(self.screen, RunBrowserScreen):
             self.push_screen(RunBrowserScreen(self.config.store_path))
 
+    def action_queue(self) -> None:
+        """The decision queue: this app's waiting asks (if a run goes) and the stored ones."""
+        if isinstance(self.screen, DecisionQueueScreen):
+            return
+        if self.run_screen is not None and self.running:
+            self.run_screen.action_queue()
+            return
+        self.push_screen(
+            DecisionQueueScreen(self.config.store_path, remember_file=self.config.remember_file)
+        )
+
     def start_demo(self) -> None:
         """Drive the built-in demo (offered on the start screen)."""
         if self.config.demo is None:
@@ -358,6 +370,7 @@ class IohApp(App[int]):
             ("Run view", RunScreen.BINDINGS),
             ("Tool call (focused)", ToolCall.BINDINGS),
             ("Decision", ApprovalModal.BINDINGS),
+            ("Decision queue", DecisionQueueScreen.BINDINGS),
             ("Budget nearly spent", BudgetModal.BINDINGS),
             ("Start screen", StartScreen.BINDINGS),
             ("Run browser", RunBrowserScreen.BINDINGS),
@@ -372,6 +385,9 @@ class IohApp(App[int]):
         yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
         yield SystemCommand(
             "Browse runs", "Every run in the store: traces, resume, decisions", self.action_browse
+        )
+        yield SystemCommand(
+            "Decision queue", "Every decision waiting on you, across runs", self.action_queue
         )
         if self.run_screen is not None:
             yield SystemCommand(

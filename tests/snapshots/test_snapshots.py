@@ -10,8 +10,11 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
+from ioh_tui.services import ProcessSample
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.widgets.file_changes import FileChanges
+from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.tool_call import ToolCall
 from tests.snapshots.apps.calc_run import fixing_app, running_app
 from tests.tui.harness import finished, modal, run_screen, until
@@ -110,3 +113,46 @@ class TestStartScreen:
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=loaded)
+
+
+FIXED_PROCESSES = [
+    ProcessSample(4242, "python3", "/usr/bin/python3 -B slow_tests.py", 97.0, 48.5, 75.0),
+    ProcessSample(4250, "sh", "/bin/sh -c sleep 60", 0.0, 1.2, 3.0),
+]
+"""What the process pane is fed in its picture: live pids, CPU and ages would differ per run."""
+
+
+class TestWorkspacePanes:
+    def test_changed_files_with_a_diff(self, snap_compare: SnapCompare, tmp_path: Path) -> None:
+        """You should see, under the finished run, the drawer titled `workspace changes · 1 file`:
+        the row `calc.py  +1 -1  M modified` highlighted on the left and, beside it, its coloured
+        diff (--- a/calc.py, +++ b/calc.py, - return a - b, + return a + b)."""
+
+        async def changes_open(pilot: Pilot[Any]) -> None:
+            await modal(pilot)
+            await pilot.press("y")
+            await finished(pilot)
+            await pilot.press("f")
+            pane = pilot.app.screen.query_one(FileChanges)
+            await until(pilot, lambda: pane.shown == "calc.py")
+            await pilot.pause()
+
+        assert snap_compare(fixing_app(tmp_path), terminal_size=SIZE, run_before=changes_open)
+
+    def test_processes_of_a_running_command(
+        self, snap_compare: SnapCompare, tmp_path: Path
+    ) -> None:
+        """You should see, under the running `python3 -B slow_tests.py`, the drawer titled
+        `processes · 2`: a table (pid, cpu, mem, age, command) with 4242 at 97% and 48.5M, age
+        1:15, `python3 -B slow_tests.py` (the program by name, not path), and 4250 `sh -c sleep
+        60`."""
+
+        async def processes_open(pilot: Pilot[Any]) -> None:
+            await command_running(pilot)
+            pane = pilot.app.screen.query_one(Processes)
+            pane.sampler = lambda: list(FIXED_PROCESSES)
+            await pilot.press("p")
+            await until(pilot, lambda: pane.samples == FIXED_PROCESSES)
+            await pilot.pause()
+
+        assert snap_compare(running_app(tmp_path), terminal_size=SIZE, run_before=processes_open)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,18 @@ from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.batch import BatchModal
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
-from tests.tui.harness import USAGE, calc_project, finished, fixed_clock, modal, run_screen, until
+from tests.tui.harness import (
+    FIX_CALC,
+    FIXED,
+    USAGE,
+    calc_project,
+    finished,
+    fixed_clock,
+    modal,
+    run_screen,
+    until,
+)
+from tests.tui.stored_runs import history, resumer_with
 
 
 def writer(i: int) -> dict[str, Any]:
@@ -143,3 +155,75 @@ async def test_a_narrowed_rule_answers_only_what_it_covers_and_deny_takes_one_re
         answered = {a["target"]: a for a in await store.approvals()}
     assert answered["notes/child1.md"]["status"] == "approve"
     assert [answered[f"notes/child{i}.md"]["reason"] for i in (0, 2)] == ["not now"] * 2
+
+
+async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_resumes(
+    tmp_path: Path,
+) -> None:
+    db = await history(tmp_path)
+    app = make_app(db, mode="start", resumer=resumer_with({"tool_calls": [FIX_CALC]}))
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
+        queue = app.screen
+        assert isinstance(queue, DecisionQueueScreen)
+        await until(pilot, lambda: bool(queue.items))
+        deferred = [(i.where, i.root_run_id, i.request.goal) for i in queue.items]
+        assert deferred == [("deferred", 6, "fix the adder again")]
+        await pilot.press("s")  # batching is for one run's waiting asks, not for stored ones
+        assert not queue.marked
+        await pilot.press("enter")
+        ask = await modal(pilot)
+        assert ask.request.target == "calc.py"
+        await pilot.press("y")
+        await until(
+            pilot, lambda: app.run_screen is not None and app.run_screen.outcome is not None
+        )
+        assert app.result is not None and app.result.outcome == "success"
+    assert (tmp_path / "p6" / "calc.py").read_text() == FIXED
+
+
+async def test_a_decision_another_process_waits_on_is_answered_through_the_store(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "store.db"
+    async with Store.open(db) as store:
+        run_id = await store.start_run(
+            goal="driven elsewhere",
+            mode="workspace",
+            root=str(tmp_path),
+            subject=None,
+            contract={},
+            provider="scripted",
+            model=None,
+            sandbox="floor",
+        )
+        # A live driver: this very process (alive), holding a fresh lease.
+        await store.acquire_lease(run_id, f"{os.getpid()}-1-1", 600.0)
+        request = await store.create_approval(
+            run_id, 1, {"act": "exec", "target": "make deploy", "tool": "exec"}
+        )
+    app = make_app(db, mode="start")
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
+        queue = app.screen
+        assert isinstance(queue, DecisionQueueScreen)
+        await until(pilot, lambda: bool(queue.items))
+        assert [i.where for i in queue.items] == ["elsewhere"]
+        await pilot.press("enter")
+        await modal(pilot)
+        await pilot.press("n", *"not from here", "enter")
+        await until(pilot, lambda: not queue.items)
+    async with Store.open(db) as store:
+        row = await store.approval(request)
+    assert row is not None
+    assert (row["status"], row["decided_by"], row["reason"]) == (
+        "deny",
+        "attached",
+        "not from here",
+    )

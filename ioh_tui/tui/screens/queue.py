@@ -203,6 +203,10 @@ class DecisionQueueScreen(Screen[None]):
             return None
         return self.items[table.cursor_row]
 
+    def on_data_table_row_selected(self, _: DataTable.RowSelected) -> None:
+        """Enter on the table (the table takes enter before the screen's binding)."""
+        self.action_answer()
+
     def on_data_table_row_highlighted(self, _: DataTable.RowHighlighted) -> None:
         """The hint follows the cursor."""
         self._hint()

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import ContentSwitcher, Footer, Static, Tree
 
 from ioh_tui.core import events as ev
 from ioh_tui.policy import Decision
@@ -26,11 +26,14 @@ from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.gate import GateModal
+from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.totals import Budget, Clock, Totals
 from ioh_tui.tui.widgets.agent_tree import AgentTree
+from ioh_tui.tui.widgets.file_changes import FileChanges
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
+from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.status_line import StatusLine
 from ioh_tui.tui.widgets.transcript import Transcript
 
@@ -55,12 +58,27 @@ class RunScreen(Screen[None]):
             "g", "gate", "Gate output", tooltip="The verification gate's command and output tail"
         ),
         Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
+        Binding("w", "queue", "Queue", tooltip="Every decision waiting on you, in one list"),
         Binding(
             "a",
             "all_agents",
             "All agents",
             show=False,
             tooltip="Show every agent's lines (clear the agent filter)",
+        ),
+        Binding(
+            "f",
+            "drawer('file-changes')",
+            "Changes",
+            show=False,
+            tooltip="Show or hide the files the run changed, with their diffs",
+        ),
+        Binding(
+            "p",
+            "drawer('processes')",
+            "Processes",
+            show=False,
+            tooltip="Show or hide the running commands' processes (CPU, memory)",
         ),
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
@@ -83,6 +101,10 @@ class RunScreen(Screen[None]):
         """Engine events handled (the benchmark and tests read it)."""
         self.offered: set[tuple[str, float]] = set()
         """Budgets (name, limit) already offered to raise: each limit is offered once."""
+        self.queue: DecisionQueueScreen | None = None
+        """The decision queue, while it is open."""
+        self.run_id: int | None = None
+        """The root run's id, once it started."""
         self.budget_offer: BudgetModal | None = None
         """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
@@ -108,6 +130,10 @@ class RunScreen(Screen[None]):
                 yield Meter("cost", id="meter-cost")
                 yield GateStatus(id="gate")
                 yield Static("", id="run-facts", markup=False)
+        # The workspace panes share one drawer under the body, closed until asked for (f / p).
+        with ContentSwitcher(id="drawer", initial="file-changes"):
+            yield FileChanges(id="file-changes")
+            yield Processes(id="processes")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -149,6 +175,9 @@ class RunScreen(Screen[None]):
         self.query_one("#run-goal", Static).update(f"goal: {one_line(context.goal, 200)}")
         self.status.facts = (context.label, f"workspace {context.root.name}")
         self._facts(sandbox="")
+        # The panes follow the workspace and the commands for as long as the engine runs.
+        self.query_one(FileChanges).watch_workspace(context.root, until=self.app_.engine)
+        self.query_one(Processes).follow(until=self.app_.engine)
 
     def _facts(self, *, sandbox: str, provider: str = "") -> None:
         if self._run_context is None:
@@ -201,6 +230,7 @@ class RunScreen(Screen[None]):
         who = f"agent {agent}" if agent is not None else ""
         match event:
             case ev.RunStarted(sandbox=sandbox, provider=provider) if agent is None:
+                self.run_id = event.run_id
                 self._facts(sandbox=sandbox, provider=provider)
                 self.status.activity = "started"
             case ev.StepStarted(step=step):
@@ -296,11 +326,16 @@ class RunScreen(Screen[None]):
     # -- decisions ---------------------------------------------------------------------------------
 
     def on_approval_needed(self, message: ApprovalNeeded) -> None:
-        """Queue the ask; show it now if nothing else is on screen."""
+        """Queue the ask; show it now if nothing else is on screen (or list it in the queue)."""
         self.asks.append(message)
         message.future.add_done_callback(lambda _: self.call_later(self._settled, message))
-        if len(self.asks) == 1:
+        if self.queue is not None:
+            self.queue.refresh_rows()
+            self.app_.waiting_on_you(f"{len(self.asks)} decisions")
+        elif self.modal is None:
             self._show(message)
+        else:
+            self.modal.waiting = len(self.asks)
 
     def _show(self, message: ApprovalNeeded) -> None:
         request = message.request
@@ -308,29 +343,62 @@ class RunScreen(Screen[None]):
         self.status.waiting = waiting
         self.app_.waiting_on_you(waiting)
         wide = self.app.size.width >= SPLIT_FROM
-        self.modal = ApprovalModal(request, remember_file=self.remember_file, wide=wide)
+        self.modal = ApprovalModal(
+            request, remember_file=self.remember_file, wide=wide, waiting=len(self.asks)
+        )
         self.app.push_screen(self.modal, callback=partial(self._answered, message))
 
     def _answered(self, message: ApprovalNeeded, decision: Decision | None) -> None:
         if decision is not None and not message.future.done():
             message.future.set_result(decision)
+        elif decision is None and self.modal is not None and self.modal.to_queue:
+            self.modal = None
+            self.open_queue()
 
     def _settled(self, message: ApprovalNeeded) -> None:
-        """An ask ended: answered here, or withdrawn by the engine (cancel, answered elsewhere)."""
-        first = bool(self.asks) and self.asks[0] is message
+        """An ask ended: answered here or in the queue, or withdrawn by the engine."""
+        shown = self.modal is not None and self.modal.request is message.request
         if message in self.asks:
             self.asks.remove(message)
-        if first and self.modal is not None:
+        if shown and self.modal is not None:
             modal, self.modal = self.modal, None
             if modal in self.app.screen_stack:
                 # Withdrawn while its modal is up: close it (and anything opened above it).
                 modal.pop_until_active()
                 modal.dismiss(None)
-        if first and self.asks:
+        if self.queue is not None:
+            self.queue.refresh_rows()
+        elif self.modal is None and self.asks:
             self._show(self.asks[0])
-        elif not self.asks:
+        elif self.modal is not None:
+            self.modal.waiting = len(self.asks)
+        if not self.asks:
             self.status.waiting = ""
             self.app_.no_longer_waiting()
+
+    def action_queue(self) -> None:
+        """w: every pending decision — this run's agents and deferred runs — in one list."""
+        if self.queue is not None:
+            return
+        if self.modal is not None and self.modal in self.app.screen_stack:
+            self.modal.action_queue()  # its callback opens the queue
+            return
+        self.open_queue()
+
+    def open_queue(self) -> None:
+        """Show the queue; the single-decision modal waits until it is closed."""
+        self.queue = DecisionQueueScreen(
+            self.app_.config.store_path,
+            live=lambda: list(self.asks),
+            driven_run=self.run_id,
+            remember_file=self.remember_file,
+        )
+        self.app.push_screen(self.queue, callback=self._queue_closed)
+
+    def _queue_closed(self, _: None) -> None:
+        self.queue = None
+        if self.asks and self.modal is None:
+            self._show(self.asks[0])
 
     # -- budgets -----------------------------------------------------------------------------------
 
@@ -387,3 +455,18 @@ class RunScreen(Screen[None]):
     def stopping(self) -> None:
         """The app asked the engine to stop."""
         self.status.stopping = True
+
+    # -- workspace panes ---------------------------------------------------------------------------
+
+    def action_drawer(self, pane: str) -> None:
+        """Open a workspace pane under the transcript (f, p); the same key again closes it."""
+        drawer = self.query_one("#drawer", ContentSwitcher)
+        if self.has_class("-drawer") and drawer.current == pane:
+            self.remove_class("-drawer")
+            if self.focused is not None and drawer in self.focused.ancestors:
+                self.transcript.focus()
+            return
+        drawer.current = pane
+        self.add_class("-drawer")
+        # Arrow keys then move along the list at once (the files list shows each file's diff).
+        self.query_one(f"#{pane} DataTable").focus()

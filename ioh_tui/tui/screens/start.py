@@ -77,6 +77,7 @@ class StartScreen(Screen[None]):
             tooltip="Start the built-in demo (scripted model, no key, no network)",
         ),
         Binding("b", "browse", "Browse runs", tooltip="Every run: filter, open a trace, resume"),
+        Binding("w", "app.queue", "Queue", tooltip="Every decision waiting on you, in one list"),
         Binding("r", "refresh", "Refresh", tooltip="Read the store again"),
         Binding("q", "app.quit", "Quit"),
     ]

@@ -50,3 +50,42 @@ def test_metrics_see_a_busy_child_process() -> None:
         busy.wait()
     (mine,) = [s for s in samples if s.pid == busy.pid]
     assert mine.cpu_percent > 20 and mine.rss_mb > 1 and "while True" in mine.command
+
+
+async def test_a_file_put_back_is_reported_unchanged_and_stopping_makes_a_last_pass(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "calc.py").write_text("a - b\n")
+    (tmp_path / "logo.bin").write_bytes(b"\xff\x00" * 10)
+    watcher = WorkspaceWatcher(tmp_path)
+    stop = asyncio.Event()
+    batches: list[list[FileChange]] = []
+    arrived: asyncio.Queue[None] = asyncio.Queue()
+
+    async def collect() -> None:
+        async for batch in watcher.changes(stop):
+            batches.append(batch)
+            arrived.put_nowait(None)
+
+    def kinds() -> dict[str, str]:
+        return {c.path: c.kind for batch in batches for c in batch}
+
+    async def reported(path: str, kind: str) -> None:
+        async with asyncio.timeout(10):
+            while kinds().get(path) != kind:
+                await arrived.get()
+
+    task = asyncio.create_task(collect())
+    await asyncio.sleep(0.3)  # let the watcher take its baseline
+    (tmp_path / "calc.py").write_text("a + b\n")
+    await reported("calc.py", "modified")
+    (tmp_path / "calc.py").write_text("a - b\n")
+    await reported("calc.py", "unchanged")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "calc.cpython-311.pyc").write_bytes(b"\x00bytecode")
+    (tmp_path / "late.txt").write_text("just before the end\n")
+    stop.set()  # inside the debounce window: only the last pass can see it
+    await asyncio.wait_for(task, 10)
+    assert kinds()["late.txt"] == "created"
+    assert "logo.bin" not in kinds()  # an untouched binary file is not a change
+    assert not any(path.startswith("__pycache__") for path in kinds())  # bytecode is noise
