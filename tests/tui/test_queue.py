@@ -8,71 +8,21 @@ from typing import Any
 
 from textual.widgets import DataTable, Input
 
-from ioh_tui.engine import Containment, TaskContract
-from ioh_tui.policy import Policy
-from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
-from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.batch import BatchModal
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from tests.snapshots.apps.fleet import writers_app
 from tests.tui.harness import (
     FIX_CALC,
     FIXED,
-    USAGE,
-    calc_project,
     finished,
-    fixed_clock,
     modal,
     run_screen,
     until,
 )
 from tests.tui.stored_runs import history, resumer_with
-
-
-def writer(i: int) -> dict[str, Any]:
-    """A child that writes its own notes file (a write: the default policy asks)."""
-    note = {"path": f"notes/child{i}.md", "content": f"notes of child {i}\n"}
-    return {
-        "turns": [
-            {"text": "Writing.", "tool_calls": [{"name": "write_file", "arguments": note}]},
-            {"text": "Written.", "usage": USAGE},
-        ]
-    }
-
-
-def writers_app(tmp_path: Path, children: int) -> IohApp:
-    """A tree whose children all ask to write at about the same time (detached spawns)."""
-    project = calc_project(tmp_path / "project")
-    spawns = [
-        {"name": "spawn_agent", "arguments": {"goal": f"note {i}", "wait": False}}
-        for i in range(children)
-    ]
-    scenario = parse_scenario(
-        {
-            "model": "tree-model",
-            "turns": [
-                {"text": "Splitting.", "tool_calls": spawns, "usage": USAGE},
-                {"text": "All done.", "usage": USAGE},
-            ],
-            "agents": {f"note {i}": writer(i) for i in range(children)},
-        }
-    )
-    app = make_app(
-        tmp_path / "store.db",
-        contract=TaskContract.workspace("write notes", project),
-        provider=ScriptedProvider(scenario),
-        policy=Policy.default(),
-        sandbox=select("floor"),
-        containment=Containment(max_total_agents=children, max_concurrent=children, max_depth=1),
-        clock=fixed_clock,
-        label="scripted test model",
-        remember_file=tmp_path / "remembered.toml",
-    )
-    app.animation_level = "none"
-    return app
 
 
 async def open_queue_with(app: IohApp, pilot: Any, asks: int) -> DecisionQueueScreen:
