@@ -128,9 +128,7 @@ async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_re
         ask = await modal(pilot)
         assert ask.request.target == "calc.py"
         await pilot.press("y")
-        await until(
-            pilot, lambda: app.run_screen is not None and app.run_screen.outcome is not None
-        )
+        await until(pilot, lambda: app.result is not None)
         assert app.result is not None and app.result.outcome == "success"
     assert (tmp_path / "p6" / "calc.py").read_text() == FIXED
 

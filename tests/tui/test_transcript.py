@@ -5,12 +5,14 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
 from ioh_tui.policy import Policy
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.tool_call import ToolCall
+from ioh_tui.tui.widgets.transcript import KEEP_BLOCKS, PRUNE_TO, Transcript
 from tests.tui.fakes import GatedProvider
 from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
 
@@ -59,10 +61,12 @@ async def test_a_tool_call_is_one_line_that_expands_to_arguments_and_output(tmp_
     async with app.run_test(size=(100, 30)) as pilot:
         await finished(pilot)
         call = run_screen(app).query_one(ToolCall)
-        output = call.query_one(".tool-call--output")
         assert (call.line, call.status) == ("read calc.py", "ok")
-        assert (call.expanded, output.display) == (False, False)
+        # Collapsed, a call is its line alone: the details are mounted when first opened.
+        assert not call.expanded and not call.query(".tool-call--output")
         await pilot.click(ToolCall)
+        await pilot.pause()
+        output = call.query_one(".tool-call--output")
         assert (call.expanded, output.display) == (True, True)
         assert "return a - b" in str(output.render())
         assert '"path": "calc.py"' in str(call.query_one(".tool-call--arguments").render())
@@ -94,3 +98,32 @@ async def test_a_running_command_shows_a_tail_of_its_output(tmp_path: Path) -> N
         await finished(pilot)
         assert (call.status, tail.display) == ("ok", False)
         assert "all passed" in call.output
+
+
+class TranscriptApp(App[None]):
+    """The transcript alone."""
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(id="transcript")
+
+
+async def test_a_long_transcript_prunes_its_oldest_finished_blocks() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.query_one(Transcript)
+        running = await transcript.add_call("c0", "exec", {"argv": ["make"]}, None)
+        for i in range(KEEP_BLOCKS):
+            await transcript.note(f"note {i}", agent=i % 3)
+        await pilot.pause()
+        shown = [str(w.render()) for w in transcript.children]
+        pruned = KEEP_BLOCKS + 1 - PRUNE_TO
+        assert transcript.pruned == pruned
+        assert len(transcript.children) == PRUNE_TO + 1  # and the note saying so
+        assert shown[0].startswith(f"{pruned} earlier blocks are not shown here")
+        # The running call stays however old it is; the newest notes stay.
+        assert running in transcript.children and transcript.call("c0") is running
+        assert shown[-1] == f"note {KEEP_BLOCKS - 1}"
+        assert "note 0" not in shown
+        # Filtering keeps the note in view.
+        transcript.show_only(1)
+        assert transcript.children[0].display

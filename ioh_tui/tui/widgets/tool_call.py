@@ -36,6 +36,10 @@ KEEP_CHARS = 64_000
 """Live output kept per call; the full observation arrives with the finish event anyway."""
 
 
+PARTS = ("line", "tail", "arguments", "output")
+"""A call's parts, in screen order."""
+
+
 class ToolCall(Widget, can_focus=True):
     """A collapsed tool call that expands (Enter or click) to its arguments and output."""
 
@@ -86,11 +90,25 @@ class ToolCall(Widget, can_focus=True):
         """The observation's first line, once finished."""
 
     def compose(self) -> ComposeResult:
-        """The line, the running tail, and the (hidden) details."""
+        """The line only: the tail and the details are mounted when first needed.
+
+        A run of a hundred agents makes thousands of calls, and every layout pass walks every
+        mounted widget; most calls never stream output and are never opened.
+        """
         yield Static(self._header(), classes="tool-call--line", markup=False)
-        yield Static("", classes="tool-call--tail", markup=False)
-        yield Static(self._arguments(), classes="tool-call--arguments", markup=False)
-        yield Static("", classes="tool-call--output", markup=False)
+
+    def _part(self, name: str, initial: str = "") -> Static:
+        """The part `tool-call--<name>`, mounted on first use."""
+        found = self.query(f".tool-call--{name}")
+        if found:
+            return found.first(Static)
+        part = Static(initial, classes=f"tool-call--{name}", markup=False)
+        later = [p for p in PARTS[PARTS.index(name) + 1 :] if self.query(f".tool-call--{p}")]
+        if later:
+            self.mount(part, before=self.query_one(f".tool-call--{later[0]}"))
+        else:
+            self.mount(part)
+        return part
 
     def _arguments(self) -> str:
         shown, _ = visible(json.dumps(self.arguments, indent=2, ensure_ascii=False))
@@ -111,7 +129,7 @@ class ToolCall(Widget, can_focus=True):
         self.add_class("-tail")
         if self.is_mounted:
             shown, _ = visible(tail(self.live, TAIL_LINES))
-            self.query_one(".tool-call--tail", Static).update(shown)
+            self._part("tail").update(shown)
             self._refresh_output()
 
     def finish(self, *, ok: bool, refused: bool, summary: str, output: str) -> None:
@@ -121,9 +139,11 @@ class ToolCall(Widget, can_focus=True):
         self.status = "refused" if refused else ("ok" if ok else "error")
 
     def _refresh_output(self) -> None:
+        if not self.expanded:
+            return  # drawn when opened
         body = self.output or self.live
         shown, _ = visible(body) if body else ("(no output yet)", 0)
-        self.query_one(".tool-call--output", Static).update(f"output:\n{shown}")
+        self._part("output").update(f"output:\n{shown}")
 
     def watch_status(self, old: CallStatus, new: CallStatus) -> None:
         """Re-draw the line and move the state class."""
@@ -137,6 +157,7 @@ class ToolCall(Widget, can_focus=True):
         """Show or hide the details."""
         self.set_class(expanded, "-expanded")
         if expanded and self.is_mounted:
+            self._part("arguments", self._arguments())
             self._refresh_output()
 
     def action_toggle_details(self) -> None:

@@ -17,6 +17,14 @@ from ioh_tui.tui.widgets.tool_call import ToolCall
 Key = tuple[int | None, int]
 """(agent, step): sub-agents' steps are kept apart from the root's."""
 
+KEEP_BLOCKS = 200
+"""Past this many blocks the oldest are pruned. Every layout pass walks every mounted widget (a
+streamed Markdown block is several), so an unbounded transcript makes a 100-agent tree's screen
+slower with each step (measured in benchmarks/bench_tui_tree.py). The store keeps everything:
+the trace view and `ioh-tui show` read it there."""
+PRUNE_TO = 150
+"""Pruning removes down to this many blocks at once, so it happens once per fifty blocks."""
+
 
 class Transcript(VerticalScroll):
     """Everything the run said and did, newest at the bottom; stays at the bottom while you do."""
@@ -31,6 +39,9 @@ class Transcript(VerticalScroll):
         self._calls: dict[tuple[int | None, str], ToolCall] = {}
         self.only: int | None = None
         """The sub-agent the transcript is filtered to (None: everything)."""
+        self.pruned = 0
+        """Blocks removed from the top so far (their content is in the store)."""
+        self._pruned_note: Static | None = None
 
     async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
         """Add a block at the end, and start following once the content overflows."""
@@ -39,8 +50,34 @@ class Transcript(VerticalScroll):
         if self.only is not None:
             widget.display = owner == self.only
         await self.mount(widget)
+        if len(self.children) > KEEP_BLOCKS:
+            await self._prune()
         if not self.is_anchored:
             self.call_after_refresh(self._follow)
+
+    async def _prune(self) -> None:
+        """Drop the oldest finished blocks; say how many are gone and where to read them."""
+        live: set[Widget] = set(self._open.values())
+        live.update(c for c in self._calls.values() if c.status in ("running", "waiting"))
+        excess = len(self.children) - PRUNE_TO
+        old = [w for w in self.children if w not in live and w is not self._pruned_note][:excess]
+        if not old:
+            return
+        gone = set(old)
+        self._calls = {k: c for k, c in self._calls.items() if c not in gone}
+        self._blocks = {
+            k: kept
+            for k, blocks in self._blocks.items()
+            if (kept := [b for b in blocks if b not in gone])
+        }
+        await self.remove_children(old)
+        self.pruned += len(old)
+        text = f"{self.pruned} earlier blocks are not shown here: the full trace is in the store"
+        if self._pruned_note is None:
+            self._pruned_note = Static(text, classes="note -pruned", markup=False)
+            await self.mount(self._pruned_note, before=0)
+        else:
+            self._pruned_note.update(text)
 
     def _follow(self) -> None:
         # Anchored only once there is more than a screenful: an anchored Textual container
@@ -53,7 +90,7 @@ class Transcript(VerticalScroll):
         self.only = agent
         mark = f"-of-{agent}"
         for child in self.children:
-            child.display = agent is None or child.has_class(mark)
+            child.display = agent is None or child.has_class(mark) or child is self._pruned_note
         if agent is None:
             self.scroll_end(animate=False)
 
