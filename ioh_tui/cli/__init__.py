@@ -138,6 +138,7 @@ def _app(args: argparse.Namespace) -> int:
         build_policy,
         build_provider,
         build_sandbox,
+        resume_provider,
         store_path,
         stored_provider,
     )
@@ -167,7 +168,7 @@ def _app(args: argparse.Namespace) -> int:
         spec = LaunchSpec(
             store,
             "resume",
-            provider=build_provider(args, 2),
+            provider=resume_provider(args, store),
             policy=build_policy(args, None) if args.policy else None,
             sandbox=build_sandbox(args),
             run_id=args.run_id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import shlex
 from dataclasses import replace
@@ -241,6 +242,30 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     return build_provider(
         with_stored_driver(blank, contract), retries if isinstance(retries, int) else 2
     )
+
+
+def resume_provider(args: argparse.Namespace, store: Path) -> Provider:
+    """The provider `ioh-tui resume RUN_ID` continues with in the app.
+
+    The command line's options, with the run's stored ones filling the gaps, as the headless
+    resume builds it.
+
+    Raises:
+        ResumeError: There is no such run.
+        ConfigError: The workspace given is not the run's.
+    """
+    from ioh_tui.store import Store
+
+    async def read() -> dict[str, Any]:
+        async with Store.open(store) as opened:
+            return (await opened.run(args.run_id)).contract
+
+    contract = asyncio.run(read())
+    stored = TaskContract.from_dict(contract)
+    if args.workspace and stored.root != Path(args.workspace).resolve():
+        raise ConfigError(f"run {args.run_id} works in {stored.root}, not {args.workspace}")
+    retries = budget_overrides(args).get("max_retries", stored.max_retries)
+    return build_provider(with_stored_driver(args, contract), retries)
 
 
 def build_sandbox(args: argparse.Namespace) -> Sandbox:

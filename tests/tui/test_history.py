@@ -166,3 +166,35 @@ def test_every_app_the_cli_opens_can_resume(
     monkeypatch.setattr(launch_module, "launch", capture)
     assert main(["--store", str(tmp_path / "s.db")]) == 0
     assert specs[0].stored_provider is stored_provider
+
+
+def test_resume_in_the_app_continues_with_the_stored_provider(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ioh_tui.tui.launch as launch_module
+    from ioh_tui.cli import main
+    from ioh_tui.tui.launch import LaunchSpec
+
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"model": "stored-model", "turns": []}))
+    project = tmp_path / "p"
+    project.mkdir()
+    db = tmp_path / "s.db"
+    exec_args = ["exec", "look", "--workspace", str(project), "--provider", "scripted"]
+    assert main(["--store", str(db), *exec_args, "--scenario", str(scenario)]) == 0
+    specs: list[LaunchSpec] = []
+
+    def capture(spec: LaunchSpec) -> int:
+        specs.append(spec)
+        return 0
+
+    monkeypatch.setattr(launch_module, "launch", capture)
+    assert main(["resume", "1", "--store", str(db)]) == 0
+    assert specs[0].provider is not None
+    assert (specs[0].provider.name, specs[0].provider.model) == ("scripted", "stored-model")
+    capsys.readouterr()
+    # A workspace that is not the run's, or a run that does not exist: one line, status 2.
+    assert main(["resume", "1", "--store", str(db), "--workspace", str(tmp_path)]) == 2
+    assert main(["resume", "9", "--store", str(db)]) == 2
+    errors = capsys.readouterr().err.splitlines()
+    assert len(errors) == 2 and "not " in errors[0] and "no run with id 9" in errors[1]
