@@ -7,13 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from ioh_tui.engine import TaskContract
 from ioh_tui.policy import Policy
+from ioh_tui.sandbox import select
 from ioh_tui.store import Store
+from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.widgets.meter import Meter
-from tests.tui.harness import FIX_CALC, READ_CALC, USAGE, build, finished, modal, run_screen, until
+from tests.tui.harness import (
+    FIX_CALC,
+    READ_CALC,
+    USAGE,
+    build,
+    calc_project,
+    finished,
+    fixed_clock,
+    modal,
+    run_screen,
+    scripted,
+    until,
+)
 
 SLOW = {"text": "Thinking hard.", "delay_ms": 60_000}
 """A turn whose model takes a minute to answer: the run is mid-step until stopped."""
@@ -175,3 +190,20 @@ async def test_no_color_renders_without_colour(
     chrome = {"#ff5f57", "#febc2e", "#28c840", "#c5c8c6"}
     colours = set(re.findall(r"#[0-9a-f]{6}", svg)) - chrome
     assert colours and all(c[1:3] == c[3:5] == c[5:7] for c in colours), colours
+
+
+async def test_the_none_sandbox_is_shown_loudly(tmp_path: Path) -> None:
+    project = calc_project(tmp_path / "project")
+    app = make_app(
+        tmp_path / "store.db",
+        contract=TaskContract.workspace("look", project),
+        provider=scripted({"text": "Nothing to do."}),
+        sandbox=select("none"),
+        clock=fixed_clock,
+    )
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        assert screen.has_class("-unsandboxed")
+        assert screen.status.facts[0] == "UNSANDBOXED"
+        assert "unconfined" in str(screen.query_one("#run-facts").render())

@@ -40,6 +40,8 @@ from ioh_tui.tui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     from ioh_tui.tui.app import IohApp
 
+UNCONFINED = "NONE — commands run unconfined, with your rights and your network"
+"""How the app names the `none` rung (asked for explicitly with `--sandbox none`)."""
 NARROW_BELOW = 100
 """Below this width the side panel becomes a compact strip above the transcript."""
 
@@ -185,14 +187,21 @@ class RunScreen(Screen[None]):
         lines = [f"model: {self._run_context.label}"]
         if provider:
             lines.append(f"provider: {provider}")
-        lines.append(f"sandbox: {sandbox or '…'}")
+        unconfined = sandbox == "none"
+        lines.append(f"sandbox: {UNCONFINED if unconfined else sandbox or '…'}")
         lines.append(f"workspace: {self._run_context.root.name}")
         self.query_one("#run-facts", Static).update("\n".join(lines))
         facts = [self._run_context.label]
         if sandbox:
             facts.append(f"sandbox {sandbox}")
         facts.append(f"workspace {self._run_context.root.name}")
+        if unconfined:
+            # First, so a narrow status line drops everything else before it.
+            facts.insert(0, "UNSANDBOXED")
         self.status.facts = tuple(facts)
+        if unconfined and not self.has_class("-unsandboxed"):
+            self.add_class("-unsandboxed")
+            self.notify(f"--sandbox none: {UNCONFINED}.", severity="error", timeout=30)
 
     def _tick(self) -> None:
         if self.totals.started_at is not None and self.totals.finished_at is None:
