@@ -175,3 +175,20 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
         "attached",
         "not from here",
     )
+
+
+async def test_esc_on_a_stored_decision_from_the_queue_leaves_it_pending(tmp_path: Path) -> None:
+    app = make_app(await history(tmp_path), mode="start", resumer=resumer_with())
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
+        queue = app.screen
+        assert isinstance(queue, DecisionQueueScreen)
+        await until(pilot, lambda: bool(queue.items))
+        await pilot.press("enter")
+        await modal(pilot)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is queue)
+        assert app.run_screen is None and [i.where for i in queue.items] == ["deferred"]

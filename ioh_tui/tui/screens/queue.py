@@ -17,20 +17,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from ioh_tui.core.acts import Act
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
 from ioh_tui.store import Store
 from ioh_tui.tui.describe import one_line, why_asked
+from ioh_tui.tui.history import stored_request
 from ioh_tui.tui.messages import ApprovalNeeded
-from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.answer import StoredApprovalModal
+from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 from ioh_tui.tui.screens.batch import BatchModal, BatchMode
 from ioh_tui.tui.styles import stylesheet
 
@@ -55,24 +56,6 @@ class QueueItem:
     def key(self) -> str:
         """The row key: unique across kinds."""
         return f"{self.where}:{self.request.request_id}"
-
-
-def request_from_row(row: dict[str, Any]) -> ApprovalRequest:
-    """A stored pending request as the modal shows it (what `resume` would ask again)."""
-    return ApprovalRequest(
-        act=Act(row["act"]),
-        target=row["target"],
-        content=row.get("content"),
-        preview=row.get("preview"),
-        rule=row.get("rule"),
-        layer=row.get("layer"),
-        request_id=int(row["id"]),
-        run_id=int(row["run_id"]),
-        agent_label=row.get("agent_label") or "root",
-        step=int(row.get("step") or 0),
-        goal=row.get("goal") or "",
-        tool=row.get("tool") or "",
-    )
 
 
 class DecisionQueueScreen(Screen[None]):
@@ -164,7 +147,7 @@ class DecisionQueueScreen(Screen[None]):
                     where: Where = "deferred"
                     if run.status != "paused":
                         where = "elsewhere" if root in driven else "crashed"
-                    rows.append(QueueItem(where, request_from_row(row), None, root))
+                    rows.append(QueueItem(where, stored_request(row), None, root))
         self.stored = rows
         self.refresh_rows()
 
@@ -254,8 +237,10 @@ class DecisionQueueScreen(Screen[None]):
         if item.where == "crashed":
             self.app_.resume_run(item.root_run_id)
             return
-        wide = self.app.size.width >= 140
-        modal = ApprovalModal(item.request, remember_file=self.remember_file, wide=wide)
+        wide = self.app.size.width >= SPLIT_FROM
+        # A stored request's modal must not stop this app's run on esc: it leaves it pending.
+        kind = ApprovalModal if item.where == "waiting" else StoredApprovalModal
+        modal = kind(item.request, remember_file=self.remember_file, wide=wide)
         self.app.push_screen(modal, callback=partial(self._answered, item))
 
     def _answered(self, item: QueueItem, decision: Decision | None) -> None:
@@ -263,9 +248,9 @@ class DecisionQueueScreen(Screen[None]):
             return
         if item.where == "waiting":
             self._resolve([item], decision)
+        elif decision.kind == "defer":
+            return  # a stored request stays pending, as it was
         elif item.where == "deferred":
-            if decision.kind == "defer":
-                return  # it stays parked
             self.app_.resume_run(item.root_run_id, decision)
         else:
             self.run_worker(
@@ -276,7 +261,7 @@ class DecisionQueueScreen(Screen[None]):
             )
 
     async def _answer_elsewhere(self, item: QueueItem, decision: Decision) -> None:
-        if decision.kind == "defer" or decision.modified or decision.remember:
+        if decision.modified or decision.remember:
             self.notify(
                 "A run driven by another process takes only approve or deny from here.",
                 severity="warning",
