@@ -139,7 +139,10 @@ class ApprovalModal(ModalScreen[Decision]):
 
     def watch_waiting(self, waiting: int) -> None:
         """Point at the queue once more than this decision waits."""
-        line = self.query_one("#ask-queue", Static)
+        found = self.query("#ask-queue")
+        if not found:
+            return  # not composed yet: `on_mount` draws it
+        line = found.first(Static)
         line.display = waiting > 1
         line.update(f"{waiting} decisions wait · w opens the queue (answer similar ones together)")
 
