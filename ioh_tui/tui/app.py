@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -25,9 +25,9 @@ from ioh_tui.paths import data_dir
 from ioh_tui.policy import Decision
 from ioh_tui.tui.bridge import EventForwarder, PartsSource, RunPlan, TuiApprover, drive
 from ioh_tui.tui.describe import visible
-from ioh_tui.tui.resuming import Resumer, ResumeRefused, resume_plan
+from ioh_tui.tui.resuming import BudgetSpent, Resumer, ResumeRefused, resume_plan
 from ioh_tui.tui.screens.approval import ApprovalModal
-from ioh_tui.tui.screens.budget import BudgetModal
+from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.screens.run import RunScreen
@@ -192,7 +192,12 @@ class IohApp(App[int]):
         self.result = self.error = self.engine = self.cancel = self.raises = None
         self.push_screen(RunScreen(clock=self.clock, remember_file=self.config.remember_file))
 
-    def resume_run(self, run_id: int, decision: Decision | None = None) -> None:
+    def resume_run(
+        self,
+        run_id: int,
+        decision: Decision | None = None,
+        overrides: dict[str, Any] | None = None,
+    ) -> None:
         """Continue a paused or crashed run in a fresh run view, answering its decision first.
 
         Refused, with a notification saying why, while a run is going here, when the run has
@@ -201,6 +206,7 @@ class IohApp(App[int]):
         Args:
             run_id: The root run to resume.
             decision: The answer to its pending (deferred) decision; None asks it again.
+            overrides: Raised budgets. A run stopped at its budget first offers to raise it.
         """
         if self.running or self._pending is not None:
             self.notify(
@@ -214,16 +220,32 @@ class IohApp(App[int]):
             )
             return
         self.run_worker(
-            self._resume(run_id, decision, self.config.resumer),
+            self._resume(run_id, decision, self.config.resumer, overrides),
             group="resume",
             description=f"resume run {run_id}",
             exclusive=True,
             exit_on_error=False,
         )
 
-    async def _resume(self, run_id: int, decision: Decision | None, resumer: Resumer) -> None:
+    async def _resume(
+        self,
+        run_id: int,
+        decision: Decision | None,
+        resumer: Resumer,
+        overrides: dict[str, Any] | None,
+    ) -> None:
         try:
-            plan = await resume_plan(self.config.store_path, run_id, decision, resumer)
+            plan = await resume_plan(self.config.store_path, run_id, decision, resumer, overrides)
+        except BudgetSpent as exc:
+            # The offer a live run gets, before the resume: the new limit goes in as an override.
+            spent = exc.budget
+
+            def raised(answer: BudgetAnswer | None) -> None:
+                if answer is not None and answer.choice == "raise" and answer.limit is not None:
+                    self.resume_run(run_id, decision, {spent.name: answer.limit})
+
+            self.push_screen(BudgetModal(spent, stopped=run_id), callback=raised)
+            return
         except ResumeRefused as exc:
             self.notify(str(exc), severity="warning", timeout=8)
             return

@@ -11,6 +11,7 @@ from ioh_tui.core.acts import Act
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.store.db import RunRow
+from ioh_tui.tui.totals import Budget
 
 StatusFilter = Literal["all", "paused", "crashed", "running", "failed", "succeeded"]
 
@@ -69,8 +70,32 @@ def matches(run: RunRow, state: str, text: str) -> bool:
     return all(word in haystack for word in text.casefold().split())
 
 
+BUDGET_OF_OUTCOME = {
+    "step_cap_reached": "max_steps",
+    "time_budget_exceeded": "time_budget_s",
+    "cost_budget_exceeded": "token_budget",
+}
+"""Which of a run's own budgets each budget outcome spent."""
+
+
+def stopping_budget(run: RunRow) -> Budget | None:
+    """The run's own budget that stopped it, or None (not a budget stop; the tree's ceiling)."""
+    name = BUDGET_OF_OUTCOME.get(run.outcome or "")
+    limit = run.contract.get(name or "")
+    if run.status != "completed" or name is None or not limit:
+        return None
+    if name == "token_budget" and run.tokens <= limit:
+        return None  # its own tokens were within budget: the tree's ceiling stopped it
+    used = {"max_steps": run.steps, "token_budget": run.tokens, "time_budget_s": limit}[name]
+    return Budget(name, used, limit)
+
+
 def resume_refusal(
-    run: RunRow, state: str, decision: Decision | None, pending: list[dict[str, Any]]
+    run: RunRow,
+    state: str,
+    decision: Decision | None,
+    pending: list[dict[str, Any]],
+    overrides: dict[str, Any] | None = None,
 ) -> str | None:
     """Why the run cannot be resumed from the app now, or None when it can.
 
@@ -79,6 +104,7 @@ def resume_refusal(
         state: Its state (`run_state`).
         decision: The answer to give its pending decision, if any.
         pending: Its pending decision requests.
+        overrides: Budgets raised for this resume.
 
     Returns:
         One line for the person, or None.
@@ -91,10 +117,14 @@ def resume_refusal(
         return f"Run {run.id} has finished ({state}): there is nothing left to resume."
     if run.status == "completed":
         # A budget stop resumed as is would stop again at once: the budget has to go up first.
-        return (
-            f"Run {run.id} stopped at its budget ({state}): raise it from the command line, "
-            f"e.g. ioh-tui resume {run.id} --max-steps N."
-        )
+        budget = stopping_budget(run)
+        if budget is None:
+            return (
+                f"Run {run.id} stopped at its tree's token ceiling ({state}): it cannot be "
+                "raised from here."
+            )
+        if (overrides or {}).get(budget.name, 0) <= budget.limit:
+            return f"Run {run.id} stopped at its budget ({budget.describe()}): raise it to resume."
     if decision is not None and (state != PAUSED or not pending):
         return f"Run {run.id} has no pending decision to answer."
     return None

@@ -14,7 +14,15 @@ from ioh_tui.core.errors import ConfigError
 from ioh_tui.policy import Decision
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import cell
-from ioh_tui.tui.history import in_group, matches, resume_refusal, run_state, stored_request
+from ioh_tui.tui.history import (
+    in_group,
+    matches,
+    resume_refusal,
+    run_state,
+    stopping_budget,
+    stored_request,
+)
+from ioh_tui.tui.totals import Budget
 from ioh_tui.tui.traces import arguments, gate_detail
 
 RUN = RunRow(
@@ -88,10 +96,18 @@ def test_why_a_run_cannot_resume() -> None:
     assert resume_refusal(RUN, "success", None, []) == (
         "Run 4 has finished (success): there is nothing left to resume."
     )
-    capped = replace(RUN, outcome="step_cap_reached")
-    assert "ioh-tui resume 4 --max-steps N" in str(
-        resume_refusal(capped, "step_cap_reached", None, [])
+    capped = replace(RUN, outcome="step_cap_reached", contract={"max_steps": 2})
+    assert resume_refusal(capped, "step_cap_reached", None, []) == (
+        "Run 4 stopped at its budget (2 of 2 steps): raise it to resume."
     )
+    assert resume_refusal(capped, "step_cap_reached", None, [], {"max_steps": 2}) is not None
+    assert resume_refusal(capped, "step_cap_reached", None, [], {"max_steps": 4}) is None
+    # Tokens within its own budget: the tree's ceiling stopped it, which cannot be raised here.
+    ceiling = replace(RUN, outcome="cost_budget_exceeded", contract={"token_budget": 99})
+    assert stopping_budget(ceiling) is None
+    assert "tree's token ceiling" in str(resume_refusal(ceiling, "cost_budget_exceeded", None, []))
+    spent = replace(RUN, outcome="cost_budget_exceeded", contract={"token_budget": 8})
+    assert stopping_budget(spent) == Budget("token_budget", 10, 8)
     child = replace(paused, id=5, parent_run_id=4)
     assert resume_refusal(child, "awaiting_approval", None, PENDING) == (
         "Run 5 is a sub-agent: resume its root run 4."

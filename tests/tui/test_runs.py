@@ -7,16 +7,17 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Select
+from textual.widgets import DataTable, Input, Select
 
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.answer import StoredApprovalModal
+from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
 from ioh_tui.tui.screens.trace import TraceScreen
-from tests.tui.harness import FIX_CALC, FIXED, USAGE, modal, until
+from tests.tui.harness import FIX_CALC, FIXED, READ_CALC, USAGE, modal, until
 from tests.tui.stored_runs import history, resumer_with
 
 SIZE = (120, 36)
@@ -194,22 +195,34 @@ async def test_a_sub_agent_opens_from_its_root_trace(tmp_path: Path) -> None:
         assert "sub-agent agent-4 of run 2" in facts
 
 
-async def test_resuming_a_finished_or_budget_stopped_run_is_refused_with_the_reason(
+async def test_a_finished_run_is_refused_and_a_budget_stopped_one_resumes_once_raised(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = app_over(await history(tmp_path))
+    app = app_over(await history(tmp_path), *[{"tool_calls": [READ_CALC], "usage": USAGE}] * 4)
     seen = notes(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await browser(pilot)
         await select_run(pilot, screen, 1)
         await pilot.press("r")
         await until(pilot, lambda: len(seen) == 1)
+        assert app.run_screen is None and app.screen is screen
+        # Run 5 stopped at its step cap (1 of 1): r offers to raise it, then resumes.
         await select_run(pilot, screen, 5)
         await pilot.press("r")
-        await until(pilot, lambda: len(seen) == 2)
-        assert app.run_screen is None and app.screen is screen
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        assert offer.budget.describe() == "1 of 1 steps"
+        await pilot.press("s")  # stop and let-finish do not apply to an ended run
+        assert app.screen is offer
+        await pilot.press("r")
+        offer.query_one("#budget-limit", Input).value = "3"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        await ended(pilot)
     assert seen[0] == "Run 1 has finished (success): there is nothing left to resume."
-    assert seen[1].startswith("Run 5 stopped at its budget (step_cap_reached)")
+    assert app.result is not None
+    assert (app.result.outcome, app.result.steps) == ("step_cap_reached", 3)
 
 
 async def test_answering_a_deferred_decision_on_the_start_screen_resumes_the_run(

@@ -48,19 +48,24 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
     ]
     """r, s and f answer; in the limit field enter confirms and escape goes back."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, *, stopped: int | None = None) -> None:
         super().__init__()
         self.budget = budget
-        """The budget nearly spent."""
+        """The budget nearly spent (or spent)."""
+        self.stopped = stopped
+        """The id of a run this budget already stopped: the only answer is to raise and resume."""
 
     def compose(self) -> ComposeResult:
         """What is nearly spent, the answers, and the (hidden) new-limit field."""
         unit = UNITS[self.budget.name]
         with Vertical(id="budget-box"):
-            yield Static(
-                f"Budget nearly spent: {self.budget.describe()}", id="budget-title", markup=False
-            )
-            yield Static(CHOICES, id="budget-choices", markup=False)
+            if self.stopped is None:
+                title, choices = f"Budget nearly spent: {self.budget.describe()}", CHOICES
+            else:
+                title = f"Run {self.stopped} stopped at its budget: {self.budget.describe()}"
+                choices = "r raise the limit and resume the run · esc back"
+            yield Static(title, id="budget-title", markup=False)
+            yield Static(choices, id="budget-choices", markup=False)
             with Vertical(id="budget-form"):
                 yield Label(f"New limit ({unit}), higher than {self.suggested_floor():g}: enter")
                 yield Input(f"{self.suggested():g}", id="budget-limit", type="number")
@@ -76,6 +81,8 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The letter keys answer only while the field is closed (they are text inside it)."""
+        if action in ("stop", "finish") and self.stopped is not None:
+            return False  # the run has already ended
         if action in ("raise", "stop", "finish"):
             return not self._form_open
         return True
