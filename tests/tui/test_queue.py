@@ -38,6 +38,18 @@ async def open_queue_with(app: IohApp, pilot: Any, asks: int) -> DecisionQueueSc
     return queue
 
 
+async def queue_from_start(pilot: Any) -> DecisionQueueScreen:
+    """From the start screen, `w`, then wait for the stored decisions to be listed."""
+    app = pilot.app
+    await app.workers.wait_for_complete()
+    await pilot.press("w")
+    await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
+    queue = app.screen
+    assert isinstance(queue, DecisionQueueScreen)
+    await until(pilot, lambda: bool(queue.items))
+    return queue
+
+
 async def test_similar_asks_of_three_agents_are_approved_with_one_suggested_rule(
     tmp_path: Path,
 ) -> None:
@@ -114,12 +126,7 @@ async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_re
     app = make_app(db, mode="start", resumer=resumer_with({"tool_calls": [FIX_CALC]}))
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
-        queue = app.screen
-        assert isinstance(queue, DecisionQueueScreen)
-        await until(pilot, lambda: bool(queue.items))
+        queue = await queue_from_start(pilot)
         deferred = [(i.where, i.root_run_id, i.request.goal) for i in queue.items]
         assert deferred == [("deferred", 6, "fix the adder again")]
         await pilot.press("s")  # batching is for one run's waiting asks, not for stored ones
@@ -156,12 +163,7 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
     app = make_app(db, mode="start")
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
-        queue = app.screen
-        assert isinstance(queue, DecisionQueueScreen)
-        await until(pilot, lambda: bool(queue.items))
+        queue = await queue_from_start(pilot)
         assert [i.where for i in queue.items] == ["elsewhere"]
         await pilot.press("enter")
         await modal(pilot)
@@ -181,12 +183,7 @@ async def test_esc_on_a_stored_decision_from_the_queue_leaves_it_pending(tmp_pat
     app = make_app(await history(tmp_path), mode="start", resumer=resumer_with())
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
-        queue = app.screen
-        assert isinstance(queue, DecisionQueueScreen)
-        await until(pilot, lambda: bool(queue.items))
+        queue = await queue_from_start(pilot)
         await pilot.press("enter")
         await modal(pilot)
         await pilot.press("escape")

@@ -126,6 +126,9 @@ class DecisionQueueScreen(Screen[None]):
         table = self.query_one(DataTable)
         table.add_columns("", "where", "agent", "act", "target", "why", "goal")
         self.refresh_rows()
+
+    def on_screen_resume(self) -> None:
+        """Shown (first, or back from an answer or a run): read the stored decisions."""
         self.action_reload()
 
     def action_reload(self) -> None:
