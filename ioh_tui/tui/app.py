@@ -3,6 +3,9 @@
 The engine runs as an async worker on the app's loop (it is asyncio-native: no thread needed).
 Its events and asks reach the run screen as messages; the app only starts and stops the run,
 keeps its result, and owns the terminal-wide signals (bell, title).
+
+Slightly over 400 lines: starting, resuming and stopping runs share the run's state (the engine's
+task, its stop switch, its raised budgets, its result), which reads best in one place.
 """
 
 from __future__ import annotations

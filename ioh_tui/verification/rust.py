@@ -1,5 +1,7 @@
 """The Rust gates: a file (or a set of files) compiles, and a caller's test passes against it.
 
+(Just over 400 lines: four gates, each hardened the same way, with their shared build helpers.)
+
 `CompilesRust`, `RustTestPasses` and `WorkspaceTestPasses` are deprecated in favour of `Command`
 (`cargo build`, `cargo test`); `EachCompilesRust` is not, since "each file compiles on its own" is
 not a question a project's own tooling asks. All four carry the 0.8.1 hardening:

@@ -2,6 +2,10 @@
 
 Engine events arrive as `EngineEventMessage`s and are dispatched here with `match`; decisions
 arrive as `ApprovalNeeded` and are answered through `ApprovalModal` (one at a time, queued).
+
+Over 400 lines because the screen is where events, asks, the queue, the budget offer and the
+drawer meet; each section is short and flat. If it grows, move the decisions section (asks, the
+modal, the queue) into its own class first: it shares only `asks` and `status` with the rest.
 """
 
 from __future__ import annotations
