@@ -15,6 +15,7 @@ from ioh_tui.tui.widgets.tool_call import ToolCall
 from tests.tui.harness import READ_CALC, USAGE, build, calc_project, finished, run_screen, until
 
 SLOW = {"text": "", "delay_ms": 60_000}
+THE_ANSWER = "A whole answer."
 
 
 async def test_a_retry_voids_the_text_streamed_so_far(tmp_path: Path) -> None:
@@ -29,9 +30,9 @@ async def test_a_retry_voids_the_text_streamed_so_far(tmp_path: Path) -> None:
         )
         await screen.handle(ev.TextDelta(run_id=1, step=1, text="A whole answer."), None)
         await screen.transcript.close_stream(None)
-        await pilot.pause()
         assert screen.transcript.text_of(1) == "A whole answer."
-        assert [b.source for b in screen.query(AgentText)] == ["A whole answer."]
+        # Blocks are mounted in batches: wait for this one's.
+        await until(pilot, lambda: [b.source for b in screen.query(AgentText)] == [THE_ANSWER])
         notes = [str(n.render()) for n in screen.query(".note.-retry")]
         assert len(notes) == 1 and "attempt 1 failed (transport)" in notes[0]
 

@@ -92,6 +92,7 @@ async def test_a_running_command_shows_a_tail_of_its_output(tmp_path: Path) -> N
         await until(pilot, lambda: bool(run_screen(app).query(ToolCall)))
         call = run_screen(app).query_one(ToolCall)
         await until(pilot, lambda: "collecting tests" in call.live)
+        await until(pilot, lambda: bool(call.query(".tool-call--tail")))  # mounted on its own
         tail = call.query_one(".tool-call--tail")
         assert (call.status, tail.display) == ("running", True)
         assert "collecting tests" in str(tail.render())
@@ -114,6 +115,7 @@ async def test_a_long_transcript_prunes_its_oldest_finished_blocks() -> None:
         running = await transcript.add_call("c0", "exec", {"argv": ["make"]}, None)
         for i in range(KEEP_BLOCKS):
             await transcript.note(f"note {i}", agent=i % 3)
+        await transcript.flush()  # blocks are mounted in batches; this is the batch
         await pilot.pause()
         shown = [str(w.render()) for w in transcript.children]
         pruned = KEEP_BLOCKS + 1 - PRUNE_TO

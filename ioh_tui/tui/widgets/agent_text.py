@@ -44,18 +44,36 @@ class AgentText(Markdown):
         return not self._finished
 
     async def write(self, fragment: str) -> None:
-        """Take a fragment; it reaches the stream at the next flush."""
+        """Take a fragment; it reaches the stream at the next flush (once the block is mounted)."""
         self._pieces.append(fragment)
-        if self._stream is None:
-            # Created here, on the caller's task (the run screen), not on the flush timer's:
-            # the stream's task mounts blocks into this widget and must not be its own timer.
-            self._stream = Markdown.get_stream(self)
-            if self.agent is not None:
-                # Sub-agents stream concurrently with the root; each block says whose it is.
-                self._unsent.append(f"**[agent {self.agent}]** ")
+        if self.agent is not None and len(self._pieces) == 1:
+            # Sub-agents stream concurrently with the root; each block says whose it is.
+            self._unsent.append(f"**[agent {self.agent}]** ")
         self._unsent.append(fragment)
+        if self.is_mounted:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        if self._stream is None:
+            # Created on the caller's task (the run screen, or this block's mount), never on the
+            # flush timer's: the stream's task mounts blocks into this widget.
+            self._stream = Markdown.get_stream(self)
         if self._timer is None:
             self._timer = self.set_timer(FLUSH_S, self._flush, name="flush")
+
+    def on_mount(self) -> None:
+        """Mounted (the transcript mounts blocks in batches): stream what came meanwhile.
+
+        After the first refresh: `Markdown` sets its (empty) document as it mounts, which would
+        replace anything appended before that.
+        """
+        if self._unsent:
+            self.call_after_refresh(self._caught_up)
+
+    async def _caught_up(self) -> None:
+        self._schedule()
+        if self._finished:
+            await self.close()
 
     async def _flush(self) -> None:
         self._timer = None
@@ -67,8 +85,11 @@ class AgentText(Markdown):
     async def close(self) -> None:
         """Flush what is pending and stop the stream (the step's output is complete)."""
         self._finished = True
+        if not self.is_mounted:
+            return  # `on_mount` streams it all and closes
         if self._timer is not None:
             self._timer.stop()
+            self._timer = None
         await self._flush()
         if self._stream is not None:
             stream, self._stream = self._stream, None

@@ -88,6 +88,7 @@ class ToolCall(Widget, can_focus=True):
         """What the model was told, once the call finished."""
         self.summary = ""
         """The observation's first line, once finished."""
+        self._parts: dict[str, Static] = {}
 
     def compose(self) -> ComposeResult:
         """The line only: the tail and the details are mounted when first needed.
@@ -97,15 +98,20 @@ class ToolCall(Widget, can_focus=True):
         """
         yield Static(self._header(), classes="tool-call--line", markup=False)
 
+    def on_mount(self) -> None:
+        """Output that came while the call was being mounted: show its tail now."""
+        if self.live:
+            self._show_tail()
+
     def _part(self, name: str, initial: str = "") -> Static:
-        """The part `tool-call--<name>`, mounted on first use."""
-        found = self.query(f".tool-call--{name}")
-        if found:
-            return found.first(Static)
-        part = Static(initial, classes=f"tool-call--{name}", markup=False)
-        later = [p for p in PARTS[PARTS.index(name) + 1 :] if self.query(f".tool-call--{p}")]
+        """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later)."""
+        part = self._parts.get(name)
+        if part is not None:
+            return part
+        part = self._parts[name] = Static(initial, classes=f"tool-call--{name}", markup=False)
+        later = [self._parts[p] for p in PARTS[PARTS.index(name) + 1 :] if p in self._parts]
         if later:
-            self.mount(part, before=self.query_one(f".tool-call--{later[0]}"))
+            self.mount(part, before=later[0])
         else:
             self.mount(part)
         return part
@@ -128,9 +134,12 @@ class ToolCall(Widget, can_focus=True):
         self.live = (self.live + chunk)[-KEEP_CHARS:]
         self.add_class("-tail")
         if self.is_mounted:
-            shown, _ = visible(tail(self.live, TAIL_LINES))
-            self._part("tail").update(shown)
-            self._refresh_output()
+            self._show_tail()
+
+    def _show_tail(self) -> None:
+        shown, _ = visible(tail(self.live, TAIL_LINES))
+        self._part("tail").update(shown)
+        self._refresh_output()
 
     def finish(self, *, ok: bool, refused: bool, summary: str, output: str) -> None:
         """Record how the call ended."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.containers import VerticalScroll
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -22,6 +23,9 @@ KEEP_BLOCKS = 200
 streamed Markdown block is several), so an unbounded transcript makes a 100-agent tree's screen
 slower with each step (measured in benchmarks/bench_tui_tree.py). The store keeps everything:
 the trace view and `ioh-tui show` read it there."""
+MOUNT_EVERY_S = 0.1
+"""New blocks are mounted together, at most this often: every mount costs the screen a layout pass,
+and ten agents at once make blocks faster than passes can run (benchmarks/bench_tui_tree.py)."""
 PRUNE_TO = 150
 """Pruning removes down to this many blocks at once, so it happens once per fifty blocks."""
 
@@ -42,14 +46,29 @@ class Transcript(VerticalScroll):
         self.pruned = 0
         """Blocks removed from the top so far (their content is in the store)."""
         self._pruned_note: Static | None = None
+        self._waiting: list[Widget] = []
+        """Blocks made but not mounted yet (the next `flush` mounts them, in order)."""
+        self._mount_timer: Timer | None = None
 
     async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
-        """Add a block at the end, and start following once the content overflows."""
+        """Add a block at the end (mounted with the others of the next `MOUNT_EVERY_S`)."""
         owner = getattr(widget, "agent", agent)
         widget.add_class(f"-of-{owner}" if owner is not None else "-of-root")
         if self.only is not None:
             widget.display = owner == self.only
-        await self.mount(widget)
+        self._waiting.append(widget)
+        if self._mount_timer is None:
+            self._mount_timer = self.set_timer(MOUNT_EVERY_S, self.flush, name="mount")
+
+    async def flush(self) -> None:
+        """Mount the waiting blocks at once, prune, and start following once content overflows."""
+        if self._mount_timer is not None:
+            self._mount_timer.stop()
+            self._mount_timer = None
+        waiting, self._waiting = self._waiting, []
+        if not waiting:
+            return
+        await self.mount_all(waiting)
         if len(self.children) > KEEP_BLOCKS:
             await self._prune()
         if not self.is_anchored:
@@ -89,7 +108,7 @@ class Transcript(VerticalScroll):
         """Show only one sub-agent's lines (None: show everything again)."""
         self.only = agent
         mark = f"-of-{agent}"
-        for child in self.children:
+        for child in [*self.children, *self._waiting]:
             child.display = agent is None or child.has_class(mark) or child is self._pruned_note
         if agent is None:
             self.scroll_end(animate=False)
@@ -125,7 +144,10 @@ class Transcript(VerticalScroll):
         """Drop a step's streamed output (a retry voids it) and say so."""
         await self._close(agent)
         for block in self._blocks.pop((agent, step), []):
-            await block.remove()
+            if block in self._waiting:
+                self._waiting.remove(block)
+            else:
+                await block.remove()
         await self.note(note, "-retry", agent)
 
     async def add_call(
@@ -165,7 +187,8 @@ class Transcript(VerticalScroll):
         await self._close(agent)
 
     async def finish_streams(self) -> None:
-        """Flush and close every open stream (end of step or of the run)."""
+        """Mount what waits, then flush and close every open stream (the end of the run)."""
+        await self.flush()
         for agent in list(self._open):
             await self._close(agent)
 
