@@ -278,7 +278,7 @@ async def run_browser_and_trace(out: Path, tmp: Path) -> None:
 
 async def tree_100(out: Path, tmp: Path) -> None:
     """100 scripted children, 10 at a time; the picture is taken while most are still queued."""
-    from tests.tui.test_agent_tree import tree_app
+    from tests.snapshots.apps.fleet import tree_app
 
     app = tree_app(tmp, 100, max_concurrent=10, delay_ms=400)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -13,9 +13,8 @@ from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.screens.batch import BatchModal
 from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
-from tests.snapshots.apps.fleet import writers_app
+from tests.snapshots.apps.fleet import tree_app, writers_app
 from tests.tui.harness import READ_CALC, USAGE, build, finished, modal, run_screen, until
-from tests.tui.test_agent_tree import tree_app
 
 SnapCompare = Callable[..., bool]
 WIDE = (140, 36)

@@ -3,74 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from ioh_tui.engine import Containment, TaskContract
-from ioh_tui.policy import Policy
-from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
-from ioh_tui.sandbox import select
-from ioh_tui.tui.app import IohApp
-from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.tool_call import ToolCall
+from tests.snapshots.apps.fleet import tree_app
 from tests.tui.harness import (
-    READ_CALC,
     USAGE,
-    calc_project,
     finished,
-    fixed_clock,
     run_screen,
     until,
 )
-
-
-def child_script(delay_ms: int = 0) -> dict[str, Any]:
-    """A child that reads calc.py and answers."""
-    return {
-        "turns": [
-            {"text": "Reading.", "delay_ms": delay_ms, "tool_calls": [READ_CALC], "usage": USAGE},
-            {"text": "It subtracts.", "usage": USAGE},
-        ]
-    }
-
-
-def tree_app(
-    tmp_path: Path, children: int, *, max_concurrent: int = 4, delay_ms: int = 0
-) -> IohApp:
-    """The app over a scripted tree: the root spawns `children` children and waits for them."""
-    project = calc_project(tmp_path / "project")
-    spawns = [
-        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}", "max_steps": 3}}
-        for i in range(children)
-    ]
-    scenario = parse_scenario(
-        {
-            "model": "tree-model",
-            "turns": [
-                {"text": "Splitting the work.", "tool_calls": spawns, "usage": USAGE},
-                {"text": "All done.", "usage": USAGE},
-            ],
-            "agents": {"child task": child_script(delay_ms)},
-        }
-    )
-    app = make_app(
-        tmp_path / "store.db",
-        contract=TaskContract.workspace("split the survey", project),
-        provider=ScriptedProvider(scenario),
-        policy=Policy.permissive(),
-        sandbox=select("floor"),
-        containment=Containment(
-            max_total_agents=children + 1,
-            max_concurrent=max_concurrent,
-            max_depth=1,
-            max_total_tokens=100_000,
-        ),
-        clock=fixed_clock,
-        label="scripted test model",
-    )
-    app.animation_level = "none"
-    return app
 
 
 async def test_a_node_per_child_with_final_states_and_spend(tmp_path: Path) -> None:

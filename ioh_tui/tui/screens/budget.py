@@ -67,12 +67,8 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
             yield Static(title, id="budget-title", markup=False)
             yield Static(choices, id="budget-choices", markup=False)
             with Vertical(id="budget-form"):
-                yield Label(f"New limit ({unit}), higher than {self.suggested_floor():g}: enter")
+                yield Label(f"New limit ({unit}), higher than {self.budget.limit:g}: enter")
                 yield Input(f"{self.suggested():g}", id="budget-limit", type="number")
-
-    def suggested_floor(self) -> float:
-        """The limit in force (a new one must be higher)."""
-        return self.budget.limit
 
     def suggested(self) -> float:
         """Double the limit: enough to matter, little enough to stay a budget."""

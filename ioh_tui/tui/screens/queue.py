@@ -27,6 +27,7 @@ from textual.widgets import DataTable, Footer, Static
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
 from ioh_tui.store import Store
+from ioh_tui.store.db import RunRow
 from ioh_tui.tui.describe import one_line, why_asked
 from ioh_tui.tui.history import stored_request
 from ioh_tui.tui.messages import ApprovalNeeded
@@ -142,8 +143,12 @@ class DecisionQueueScreen(Screen[None]):
         if self.store_path.exists():
             async with Store.open(self.store_path) as store:
                 driven = await store.driven_runs()
+                runs: dict[int, RunRow] = {}  # a tree's children often ask together
                 for row in await store.approvals(pending_only=True):
-                    run = await store.run(int(row["run_id"]))
+                    run_id = int(row["run_id"])
+                    if run_id not in runs:
+                        runs[run_id] = await store.run(run_id)
+                    run = runs[run_id]
                     root = run.root_run_id or run.id
                     if root == self.driven_run:
                         continue  # this app's run: its asks are the waiting rows

@@ -1,4 +1,4 @@
-"""Apps of a sub-agent tree for the fleet tests and pictures: children that ask at once."""
+"""Apps of a sub-agent tree for the fleet tests and pictures: children that read, or ask at once."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
-from tests.tui.harness import USAGE, calc_project, fixed_clock
+from tests.tui.harness import READ_CALC, USAGE, calc_project, fixed_clock
 
 
 def writer(i: int, delay_ms: int = 0) -> dict[str, Any]:
@@ -60,6 +60,54 @@ def writers_app(tmp_path: Path, children: int, *, stagger_ms: int = 0) -> IohApp
         clock=fixed_clock,
         label="scripted test model",
         remember_file=tmp_path / "remembered.toml",
+    )
+    app.animation_level = "none"
+    return app
+
+
+def child_script(delay_ms: int = 0) -> dict[str, Any]:
+    """A child that reads calc.py and answers."""
+    return {
+        "turns": [
+            {"text": "Reading.", "delay_ms": delay_ms, "tool_calls": [READ_CALC], "usage": USAGE},
+            {"text": "It subtracts.", "usage": USAGE},
+        ]
+    }
+
+
+def tree_app(
+    tmp_path: Path, children: int, *, max_concurrent: int = 4, delay_ms: int = 0
+) -> IohApp:
+    """The app over a scripted tree: the root spawns `children` children and waits for them."""
+    project = calc_project(tmp_path / "project")
+    spawns = [
+        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}", "max_steps": 3}}
+        for i in range(children)
+    ]
+    scenario = parse_scenario(
+        {
+            "model": "tree-model",
+            "turns": [
+                {"text": "Splitting the work.", "tool_calls": spawns, "usage": USAGE},
+                {"text": "All done.", "usage": USAGE},
+            ],
+            "agents": {"child task": child_script(delay_ms)},
+        }
+    )
+    app = make_app(
+        tmp_path / "store.db",
+        contract=TaskContract.workspace("split the survey", project),
+        provider=ScriptedProvider(scenario),
+        policy=Policy.permissive(),
+        sandbox=select("floor"),
+        containment=Containment(
+            max_total_agents=children + 1,
+            max_concurrent=max_concurrent,
+            max_depth=1,
+            max_total_tokens=100_000,
+        ),
+        clock=fixed_clock,
+        label="scripted test model",
     )
     app.animation_level = "none"
     return app
