@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
@@ -35,6 +35,7 @@ from ioh_tui.tui.screens.answer import StoredApprovalModal
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 from ioh_tui.tui.screens.batch import BatchModal, BatchMode
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from ioh_tui.tui.app import IohApp
@@ -120,7 +121,7 @@ class DecisionQueueScreen(Screen[None]):
         yield Static("Decisions waiting on you", id="queue-title")
         yield DataTable(id="queue-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="queue-hint", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Columns, then the rows (the store is read in a worker)."""

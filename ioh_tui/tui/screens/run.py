@@ -11,16 +11,17 @@ modal, the queue) into its own class first: it shares only `asks` and `status` w
 from __future__ import annotations
 
 from collections import deque
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, Static, Tree
+from textual.timer import Timer
+from textual.widgets import ContentSwitcher, Static, Tree
 
 from ioh_tui.core import events as ev
 from ioh_tui.policy import Decision
@@ -36,6 +37,7 @@ from ioh_tui.tui.totals import Budget, Clock, Totals
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.file_changes import FileChanges
 from ioh_tui.tui.widgets.gate_status import GateStatus
+from ioh_tui.tui.widgets.key_bar import KeyBar
 from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.status_line import StatusLine
@@ -48,6 +50,18 @@ UNCONFINED = "NONE — commands run unconfined, with your rights and your networ
 """How the app names the `none` rung (asked for explicitly with `--sandbox none`)."""
 NARROW_BELOW = 100
 """Below this width the side panel becomes a compact strip above the transcript."""
+FRAME_S = 0.1
+"""Engine events are shown together, at most this often (`RunScreen.frame`). Ten agents at once
+make events far faster than the screen can redraw; measured in benchmarks/bench_tui_tree.py."""
+
+
+class Panes(NamedTuple):
+    """The panes that engine events change."""
+
+    transcript: Transcript
+    tree: AgentTree
+    gate: GateStatus
+    status: StatusLine
 
 
 class RunScreen(Screen[None]):
@@ -114,6 +128,9 @@ class RunScreen(Screen[None]):
         self.budget_offer: BudgetModal | None = None
         """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
+        self._inbox: list[ev.Event] = []
+        """Events not shown yet (the next frame shows them)."""
+        self._frame_timer: Timer | None = None
 
     @property
     def app_(self) -> IohApp:
@@ -141,27 +158,37 @@ class RunScreen(Screen[None]):
             yield FileChanges(id="file-changes")
             yield Processes(id="processes")
         yield StatusLine(id="status")
-        yield Footer()
+        yield KeyBar()
 
     @property
     def transcript(self) -> Transcript:
         """The transcript pane."""
-        return self.query_one(Transcript)
+        return self.panes.transcript
 
     @property
     def agent_tree(self) -> AgentTree:
         """The sub-agent tree pane (shown once the run turns out to be a tree)."""
-        return self.query_one(AgentTree)
+        return self.panes.tree
 
     @property
     def gate(self) -> GateStatus:
         """The gate badge."""
-        return self.query_one(GateStatus)
+        return self.panes.gate
 
     @property
     def status(self) -> StatusLine:
         """The status line."""
-        return self.query_one(StatusLine)
+        return self.panes.status
+
+    @cached_property
+    def panes(self) -> Panes:
+        """The panes events change, found once: a query walks the transcript's every block."""
+        return Panes(
+            self.query_one(Transcript),
+            self.query_one(AgentTree),
+            self.query_one(GateStatus),
+            self.query_one(StatusLine),
+        )
 
     def on_mount(self) -> None:
         """Draw the empty meters and tick the clock."""
@@ -223,10 +250,32 @@ class RunScreen(Screen[None]):
 
     # -- engine events ---------------------------------------------------------------------------
 
-    async def on_engine_event_message(self, message: EngineEventMessage) -> None:
-        """Every engine event, in order."""
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
+        """Take an engine event; the next frame shows it (with every other that came by then)."""
+        self._inbox.append(message.event)
+        if self._frame_timer is None:
+            self._frame_timer = self.set_timer(FRAME_S, self.frame, name="frame")
+
+    async def frame(self) -> None:
+        """Show the events that came since the last frame, all at once.
+
+        Every change to the screen costs a layout and render pass (tens of milliseconds with a
+        long transcript), so changes made one event at a time, by ten agents at once, kept the
+        screen busy and keys waiting. Within a frame, the transcript's new blocks are mounted
+        together, changed tree labels are redrawn and streamed text is handed on, in one batch.
+        """
+        if self._frame_timer is not None:
+            self._frame_timer.stop()
+            self._frame_timer = None
+        events, self._inbox = self._inbox, []
+        with self.app.batch_update():
+            for event in events:
+                await self._show_event(event)
+            await self.transcript.flush()
+            self.agent_tree.flush()
+
+    async def _show_event(self, event: ev.Event) -> None:
         self.events_seen += 1
-        event = message.event
         root = event.parent_id is None
         if root and self.totals.apply(event, self.clock):
             self._meters()
@@ -338,8 +387,9 @@ class RunScreen(Screen[None]):
 
     # -- decisions ---------------------------------------------------------------------------------
 
-    def on_approval_needed(self, message: ApprovalNeeded) -> None:
+    async def on_approval_needed(self, message: ApprovalNeeded) -> None:
         """Queue the ask; show it now if nothing else is on screen (or list it in the queue)."""
+        await self.frame()  # the events that led to the ask first (its tool call is waiting)
         self.asks.append(message)
         message.future.add_done_callback(lambda _: self.call_later(self._settled, message))
         if self.queue is not None:

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static
 
 from ioh_tui.core.errors import IohError
 from ioh_tui.store import Store
@@ -30,6 +30,7 @@ from ioh_tui.tui.history import (
 from ioh_tui.tui.screens.answer import answer_stored
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from ioh_tui.tui.app import IohApp
@@ -84,7 +85,7 @@ class RunBrowserScreen(Screen[None]):
             )
         yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="runs-count", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Set up the table and read the store."""

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from ioh_tui.core.errors import IohError
 from ioh_tui.store import Store
@@ -29,6 +29,7 @@ from ioh_tui.tui.screens.answer import answer_stored
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from ioh_tui.tui.app import IohApp
@@ -116,7 +117,7 @@ class StartScreen(Screen[None]):
             )
             yield DataTable(id="start-runs", cursor_type="row", zebra_stripes=True)
             yield Static(HOW_TO_RUN, id="start-how", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Set up the tables and read the store."""

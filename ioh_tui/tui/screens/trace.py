@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ioh_tui.core.errors import IohError
 from ioh_tui.store import Store
@@ -28,6 +28,7 @@ from ioh_tui.tui.traces import (
     step_rows,
     usage_rows,
 )
+from ioh_tui.tui.widgets.key_bar import KeyBar
 
 SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("steps", "Steps", ("step", "call", "arguments", "result", "summary")),
@@ -88,7 +89,7 @@ class TraceScreen(Screen[None]):
             for key, title, _ in SECTIONS:
                 with TabPane(title, id=f"tab-{key}"):
                     yield DataTable(id=f"trace-{key}", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         """Set up the tables and read the store."""

@@ -75,6 +75,12 @@ class AgentText(Markdown):
         if self._finished:
             await self.close()
 
+    async def flush(self) -> None:
+        """Hand what came so far to the stream now, not at the next timer."""
+        if self._timer is not None:
+            self._timer.stop()
+        await self._flush()
+
     async def _flush(self) -> None:
         self._timer = None
         if self._unsent and self._stream is not None:

@@ -50,6 +50,15 @@ class Transcript(VerticalScroll):
         """Blocks made but not mounted yet (the next `flush` mounts them, in order)."""
         self._mount_timer: Timer | None = None
 
+    def watch_has_focus(self, has_focus: bool) -> None:
+        """Restyle the transcript alone when it gains or loses focus.
+
+        Textual restyles every descendant of a widget whose focus changes, in case a rule reaches
+        them through its `:focus`. No rule does here, and a transcript has hundreds of them: that
+        was about 100 ms of every `tab` into or out of it (benchmarks/bench_tui_tree.py).
+        """
+        self.app.stylesheet.update_nodes([self], animate=True)
+
     async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
         """Add a block at the end (mounted with the others of the next `MOUNT_EVERY_S`)."""
         owner = getattr(widget, "agent", agent)
@@ -61,10 +70,16 @@ class Transcript(VerticalScroll):
             self._mount_timer = self.set_timer(MOUNT_EVERY_S, self.flush, name="mount")
 
     async def flush(self) -> None:
-        """Mount the waiting blocks at once, prune, and start following once content overflows."""
+        """Mount the waiting blocks at once, prune, and follow once content overflows.
+
+        The open streams are handed what they received, too.
+        """
         if self._mount_timer is not None:
             self._mount_timer.stop()
             self._mount_timer = None
+        for block in self._open.values():
+            if block.is_mounted:
+                await block.flush()
         waiting, self._waiting = self._waiting, []
         if not waiting:
             return
