@@ -23,11 +23,13 @@ converter is installed (`rsvg-convert`, or the `cairosvg` package); SVG alone is
     run-trace-decisions                  the Decisions tab: answer, who, rule and layer
     tree-100-agents                      100 scripted children, 10 at a time, mid-run:
                                          nodes per started agent and `+N queued`
+    tree-100-agents-child-selected       the same run, a running child chosen in the tree:
+                                         the transcript shows that child's steps only
 
 Sizes: the demo run 140x40 (the modal's diff splits before/after from 140 columns), the queue
 140x36, the 100-agent tree 160x50, the rest 120x40. The apps come from the test helpers
-(tests/tui/harness.py, tests/tui/stored_runs.py, tests/snapshots/apps/, and `tree_app` in
-tests/tui/test_agent_tree.py), so the pictures show what the snapshot tests check. The stored
+(tests/tui/harness.py, tests/tui/stored_runs.py and tests/snapshots/apps/), so the pictures show
+what the tests check. The stored
 runs' timestamps and paths are normalised like the snapshots' (2025-06-01, /work); the live
 pictures show the real clock, sandbox and processes.
 
@@ -287,6 +289,14 @@ async def tree_100(out: Path, tmp: Path) -> None:
         tree = screen.agent_tree
         await until(pilot, lambda: len(tree.nodes_by_agent) >= 30 and tree.queued_shown() > 0)
         await shoot(app, pilot, out, "tree-100-agents")
+        running = [
+            a for a, row in tree.rows.items() if row.state == "running" and a in tree.nodes_by_agent
+        ]
+        tree.focus()
+        tree.move_cursor(tree.nodes_by_agent[running[-1]])
+        await pilot.press("enter")
+        await until(pilot, lambda: bool(screen.transcript.query(f".-of-{running[-1]}")))
+        await shoot(app, pilot, out, "tree-100-agents-child-selected")
 
 
 Picture = Callable[[Path, Path], Awaitable[None]]
@@ -299,7 +309,7 @@ PICTURES: list[tuple[tuple[str, ...], Picture]] = [
     (("workspace-changes-diff",), workspace_changes),
     (("processes-running-command",), processes),
     (("run-browser", "run-trace-steps", "run-trace-decisions"), run_browser_and_trace),
-    (("tree-100-agents",), tree_100),
+    (("tree-100-agents", "tree-100-agents-child-selected"), tree_100),
 ]
 """Each entry: the pictures it makes, and the coroutine that drives one app to make them."""
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.tool_call import ToolCall
+from ioh_tui.tui.widgets.transcript import INLINE_AGENTS
 from tests.snapshots.apps.fleet import tree_app
 from tests.tui.harness import (
     USAGE,
@@ -81,6 +82,31 @@ async def test_selecting_a_child_filters_the_transcript(tmp_path: Path) -> None:
         await pilot.press("a")
         await pilot.pause()
         assert only() is None and all(w.display for w in transcript.children)
+
+
+async def test_a_larger_tree_shows_a_childs_steps_once_it_is_selected(tmp_path: Path) -> None:
+    app = tree_app(tmp_path, INLINE_AGENTS + 1)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        tree, transcript = screen.agent_tree, screen.transcript
+        await until(pilot, lambda: len(tree.nodes_by_agent) == INLINE_AGENTS + 1)
+        # The every-agent view: the root's blocks, with a note on where the children's are.
+        assert all(w.has_class("-of-root") for w in transcript.children if w.display)
+        notes = [str(n.render()) for n in transcript.query(".note") if n.display]
+        assert any(note.startswith(f"More than {INLINE_AGENTS} sub-agents") for note in notes)
+        child = max(tree.nodes_by_agent)  # past the limit: none of its blocks was mounted
+        assert not [w for w in transcript.children if w.has_class(f"-of-{child}")]
+        tree.focus()
+        tree.move_cursor(tree.nodes_by_agent[child])
+        await pilot.press("enter")
+
+        def lines() -> list[str]:
+            return [c.line for c in screen.query(ToolCall) if c.display and c.agent == child]
+
+        await until(pilot, lambda: bool(lines()))
+        assert lines() == [f"[agent {child}] read calc.py"]
+        assert all(w.has_class(f"-of-{child}") for w in transcript.children if w.display)
 
 
 async def test_a_flat_run_has_no_tree_pane(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
@@ -12,7 +13,13 @@ from ioh_tui.policy import Policy
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.tool_call import ToolCall
-from ioh_tui.tui.widgets.transcript import KEEP_BLOCKS, PRUNE_TO, Transcript
+from ioh_tui.tui.widgets.transcript import (
+    HELD_MAX,
+    INLINE_AGENTS,
+    KEEP_BLOCKS,
+    PRUNE_TO,
+    Transcript,
+)
 from tests.tui.fakes import GatedProvider
 from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
 
@@ -129,3 +136,102 @@ async def test_a_long_transcript_prunes_its_oldest_finished_blocks() -> None:
         # Filtering keeps the note in view.
         transcript.show_only(1)
         assert transcript.children[0].display
+
+
+async def test_past_a_few_sub_agents_their_steps_wait_until_their_agent_is_selected() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.query_one(Transcript)
+        await transcript.start_step(1)
+        for agent in range(1, INLINE_AGENTS + 2):
+            await transcript.start_step(1, agent, f"agent {agent}")
+            await transcript.append(1, f"agent {agent} says hi", thinking=False, agent=agent)
+        last = INLINE_AGENTS + 1
+        await transcript.append(1, " and more", thinking=False, agent=last)  # held: still taken
+        call = await transcript.add_call("c1", "read_file", {"path": "a.py"}, last)
+        await transcript.flush()
+        await pilot.pause()
+        mounted = [w for w in transcript.children if w.has_class(f"-of-{last}")]
+        shown = " ".join(str(w.render()) for w in transcript.children if w.display)
+        # The agent past the limit is not mounted; the earlier ones are, but hidden now.
+        assert transcript.inline is False and mounted == [] and not call.is_mounted
+        assert f"More than {INLINE_AGENTS} sub-agents" in shown
+        assert [w.display for w in transcript.children if w.has_class("-of-1")] == [False, False]
+        # Its call still takes events while held, and counts among the calls.
+        call.add_output("line 1\n")
+        assert transcript.call("c1", last) is call and call in transcript.calls
+
+        transcript.show_only(last)
+        await until(pilot, lambda: call.is_mounted)
+        said = f"**[agent {last}]** agent {last} says hi and more"
+        await until(pilot, lambda: texts_of(transcript, last) == [said])
+        shown_blocks = [w for w in transcript.children if w.display]
+        assert shown_blocks and all(w.has_class(f"-of-{last}") for w in shown_blocks)
+        assert call.query(".tool-call--tail")  # the output that came while held
+        # Another agent's steps come in while one is selected: held, not mounted.
+        await transcript.note("late", agent=2)
+        await transcript.flush()
+        assert not any(str(w.render()) == "late" for w in transcript.children)
+        # The every-agent view shows the root's blocks and notes only.
+        transcript.show_only(None)
+        assert all(w.has_class("-of-root") for w in transcript.children if w.display), (
+            "only the root's blocks show"
+        )
+        transcript.show_only(2)
+        await until(pilot, lambda: any(str(w.render()) == "late" for w in transcript.children))
+
+
+def texts_of(transcript: Transcript, agent: int) -> list[str]:
+    return [b.source for b in transcript.query(AgentText) if b.agent == agent]
+
+
+async def test_a_held_agent_keeps_only_its_newest_blocks() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.query_one(Transcript)
+        for agent in range(1, INLINE_AGENTS + 2):
+            await transcript.note("hello", agent=agent)
+        busy = INLINE_AGENTS + 1
+        for i in range(KEEP_BLOCKS):
+            await transcript.note(f"note {i}", agent=busy)
+        assert transcript.pruned == KEEP_BLOCKS + 1 - PRUNE_TO
+        transcript.show_only(busy)
+        await transcript.flush()
+        await pilot.pause()
+        texts = [str(w.render()) for w in transcript.children if w.has_class(f"-of-{busy}")]
+    assert len(texts) == PRUNE_TO and texts[-1] == f"note {KEEP_BLOCKS - 1}"
+
+
+async def test_held_blocks_across_many_agents_stay_bounded() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)):
+        transcript = app.query_one(Transcript)
+        per_agent = KEEP_BLOCKS // 2  # under the per-agent limit: only the total trims
+        agents = range(1, INLINE_AGENTS + HELD_MAX // per_agent + 3)
+        for agent in agents:
+            for i in range(per_agent):
+                await transcript.note(f"{agent}.{i}", agent=agent)
+        held = {agent: len(transcript._held[agent]) for agent in agents[INLINE_AGENTS:]}
+        total = sum(held.values())
+        assert total <= HELD_MAX and transcript.pruned == len(held) * per_agent - total > 0
+        # The newest agent keeps all it said; trimming took from those holding the most.
+        assert held[agents[-1]] == per_agent
+        assert all(count >= per_agent * 3 // 4 - 1 for count in held.values())
+
+
+@pytest.mark.parametrize(
+    ("summary", "shown"),
+    [
+        ("[read calc.py] (2 lines)", "(2 lines)"),
+        ("[exec `make test` exit 1]", "exit 1"),
+        (
+            '[child "child task 0" -> finished, 4 steps, 2,160 tokens]',
+            "finished, 4 steps, 2,160 tokens",
+        ),
+        ("no tag at all", "no tag at all"),
+    ],
+)
+def test_a_finished_call_adds_only_what_its_line_does_not_say(summary: str, shown: str) -> None:
+    call = ToolCall(call_id="c1", name="spawn_agent", arguments={}, line="spawn agent: x")
+    call.finish(ok=True, refused=False, summary=summary, output="")
+    assert (call.summary, call.status) == (shown, "ok")

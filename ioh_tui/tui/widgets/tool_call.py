@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import RenderResult
 from textual.binding import Binding, BindingType
 from textual.events import Click
 from textual.message import Message
@@ -89,14 +89,33 @@ class ToolCall(Widget, can_focus=True):
         self.summary = ""
         """The observation's first line, once finished."""
         self._parts: dict[str, Static] = {}
+        self._line: Static | None = None
+        """The line as a child, once the call has parts below it."""
+        self._line_cells = 0
+        """The width of the line as last drawn."""
 
-    def compose(self) -> ComposeResult:
-        """The line only: the tail and the details are mounted when first needed.
+    def render(self) -> RenderResult:
+        """The line, drawn by the call itself until it has parts (then its first child draws it).
 
         A run of a hundred agents makes thousands of calls, and every layout pass walks every
-        mounted widget; most calls never stream output and are never opened.
+        mounted widget: a call that never streams output and is never opened stays one widget.
         """
-        yield Static(self._header(), classes="tool-call--line", markup=False)
+        return "" if self._line is not None else self._header()
+
+    def _draw_line(self) -> None:
+        """Draw the line; ask for a layout pass only if its height may change.
+
+        A line that fitted and still fits on one row keeps its height, and a layout pass over a
+        long transcript costs tens of milliseconds; a fleet's calls finish many times a second.
+        """
+        header = self._header()
+        widest = max(header.cell_len, self._line_cells)
+        self._line_cells = header.cell_len
+        layout = not 0 < widest <= self.content_size.width
+        if self._line is not None:
+            self._line.update(header, layout=layout)
+        else:
+            self.refresh(layout=layout)
 
     def on_mount(self) -> None:
         """Output that came while the call was being mounted: show its tail now."""
@@ -104,10 +123,16 @@ class ToolCall(Widget, can_focus=True):
             self._show_tail()
 
     def _part(self, name: str, initial: str = "") -> Static:
-        """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later)."""
+        """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later).
+
+        The first part mounts the line too, as a child above it.
+        """
         part = self._parts.get(name)
         if part is not None:
             return part
+        if self._line is None:
+            self._line = Static(self._header(), classes="tool-call--line", markup=False)
+            self.mount(self._line)
         part = self._parts[name] = Static(initial, classes=f"tool-call--{name}", markup=False)
         later = [self._parts[p] for p in PARTS[PARTS.index(name) + 1 :] if p in self._parts]
         if later:
@@ -132,7 +157,7 @@ class ToolCall(Widget, can_focus=True):
     def add_output(self, chunk: str) -> None:
         """Append live output and show its tail."""
         self.live = (self.live + chunk)[-KEEP_CHARS:]
-        self.add_class("-tail")
+        self.add_class("-tail", update=self.is_attached)
         if self.is_mounted:
             self._show_tail()
 
@@ -155,11 +180,16 @@ class ToolCall(Widget, can_focus=True):
         self._part("output").update(f"output:\n{shown}")
 
     def watch_status(self, old: CallStatus, new: CallStatus) -> None:
-        """Re-draw the line and move the state class."""
-        self.remove_class(f"-{old}")
-        self.add_class(f"-{new}")
+        """Re-draw the line and move the state class.
+
+        An unmounted call (a held sub-agent's, see `Transcript.inline`) is restyled only once
+        mounted: restyling each of a hundred agents' calls was most of a frame's work.
+        """
+        attached = self.is_attached
+        self.remove_class(f"-{old}", update=False)
+        self.add_class(f"-{new}", update=attached)
         if self.is_mounted:
-            self.query_one(".tool-call--line", Static).update(self._header())
+            self._draw_line()
             self._refresh_output()
 
     def watch_expanded(self, expanded: bool) -> None:
@@ -184,12 +214,15 @@ class ToolCall(Widget, can_focus=True):
 def _short(summary: str) -> str:
     """The summary without its leading `[tag]`, which repeats the line.
 
-    `[read calc.py] (2 lines)` gives `(2 lines)`; `[exec `cmd` exit 1]` gives `exit 1`.
+    `[read calc.py] (2 lines)` gives `(2 lines)`; `[exec `cmd` exit 1]` gives `exit 1`;
+    `[child "goal" -> finished, 4 steps]` gives `finished, 4 steps`.
     """
     if not (summary.startswith("[") and "]" in summary):
         return summary
     tag, rest = summary[1 : summary.index("]")], summary[summary.index("]") + 1 :].strip()
     if rest:
         return rest
+    if tag.startswith('child "') and " -> " in tag:
+        return tag.split(" -> ", 1)[1]  # the line already names the child's goal
     after_command = tag.rsplit("`", 1)[1].strip() if tag.count("`") >= 2 else ""
     return after_command or summary

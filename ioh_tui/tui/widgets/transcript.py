@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,14 @@ MOUNT_EVERY_S = 0.1
 and ten agents at once make blocks faster than passes can run (benchmarks/bench_tui_tree.py)."""
 PRUNE_TO = 150
 """Pruning removes down to this many blocks at once, so it happens once per fifty blocks."""
+INLINE_AGENTS = 4
+"""While a run has at most this many sub-agents, their steps are shown with the root's. Past it,
+the every-agent view keeps the root's steps (with its spawn and finish notes), and an agent's
+steps are mounted only once it is selected in the tree: every mounted block costs each layout
+pass, and a hundred agents' blocks kept keys waiting (benchmarks/bench_tui_tree.py)."""
+HELD_MAX = 3_000
+"""Held blocks kept in all, across agents (each is about 10 KB unmounted). Past it, the agent
+holding the most gives up its oldest quarter, so a thousand agents cannot hold gigabytes."""
 
 
 class Transcript(VerticalScroll):
@@ -49,6 +57,12 @@ class Transcript(VerticalScroll):
         self._waiting: list[Widget] = []
         """Blocks made but not mounted yet (the next `flush` mounts them, in order)."""
         self._mount_timer: Timer | None = None
+        self.inline = True
+        """Whether sub-agents' steps are shown with the root's (see `INLINE_AGENTS`)."""
+        self._agents: set[int] = set()
+        self._held: dict[int, list[Widget]] = {}
+        """Sub-agents' blocks kept unmounted until their agent is selected (once not `inline`)."""
+        self._held_count = 0
 
     def watch_has_focus(self, has_focus: bool) -> None:
         """Restyle the transcript alone when it gains or loses focus.
@@ -60,14 +74,52 @@ class Transcript(VerticalScroll):
         self.app.stylesheet.update_nodes([self], animate=True)
 
     async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
-        """Add a block at the end (mounted with the others of the next `MOUNT_EVERY_S`)."""
+        """Add a block at the end (mounted with the others of the next `MOUNT_EVERY_S`).
+
+        A sub-agent's block is held back instead while it would not be shown (see `inline`).
+        """
         owner = getattr(widget, "agent", agent)
-        widget.add_class(f"-of-{owner}" if owner is not None else "-of-root")
-        if self.only is not None:
-            widget.display = owner == self.only
+        # Not restyled now (a held block may never be mounted): mounting styles it.
+        widget.add_class(f"-of-{owner}" if owner is not None else "-of-root", update=False)
+        if owner is not None and owner not in self._agents:
+            self._agents.add(owner)
+            if self.inline and len(self._agents) > INLINE_AGENTS:
+                await self._stop_inline()
+        if owner is not None and not self.inline and owner != self.only:
+            held = self._held.setdefault(owner, [])
+            held.append(widget)
+            self._held_count += 1
+            if len(held) > KEEP_BLOCKS:
+                await self._forget(self._oldest(held, len(held) - PRUNE_TO))
+            elif self._held_count > HELD_MAX:
+                most = max(self._held.values(), key=len)
+                await self._forget(self._oldest(most, max(1, len(most) // 4)))
+            return
+        widget.display = self._shows(widget)
         self._waiting.append(widget)
+        self._mount_soon()
+
+    def _mount_soon(self) -> None:
         if self._mount_timer is None:
             self._mount_timer = self.set_timer(MOUNT_EVERY_S, self.flush, name="mount")
+
+    def _shows(self, block: Widget) -> bool:
+        """Whether a block is shown under the current filter."""
+        if block is self._pruned_note:
+            return True
+        if self.only is not None:
+            return block.has_class(f"-of-{self.only}")
+        return self.inline or block.has_class("-of-root")
+
+    async def _stop_inline(self) -> None:
+        """One sub-agent too many: from now on each agent's steps show when it is selected."""
+        self.inline = False
+        for block in [*self.children, *self._waiting]:
+            block.display = self._shows(block)
+        await self.note(
+            f"More than {INLINE_AGENTS} sub-agents: this view keeps the root's steps;"
+            " select an agent in the tree to read its own"
+        )
 
     async def flush(self) -> None:
         """Mount the waiting blocks at once, prune, and follow once content overflows.
@@ -91,12 +143,23 @@ class Transcript(VerticalScroll):
 
     async def _prune(self) -> None:
         """Drop the oldest finished blocks; say how many are gone and where to read them."""
-        live: set[Widget] = set(self._open.values())
-        live.update(c for c in self._calls.values() if c.status in ("running", "waiting"))
-        excess = len(self.children) - PRUNE_TO
-        old = [w for w in self.children if w not in live and w is not self._pruned_note][:excess]
+        old = self._oldest(self.children, len(self.children) - PRUNE_TO)
         if not old:
             return
+        await self._forget(old)
+        await self.remove_children(old)
+
+    def _oldest(self, blocks: Sequence[Widget], count: int) -> list[Widget]:
+        """The first `count` blocks that are finished (no open stream, no running call)."""
+        live: set[Widget] = set(self._open.values())
+        live.update(c for c in self._calls.values() if c.status in ("running", "waiting"))
+        return [w for w in blocks if w not in live and w is not self._pruned_note][:count]
+
+    async def _forget(self, old: list[Widget]) -> None:
+        """Count blocks as pruned, say so, and drop every reference to them.
+
+        The caller unmounts them (if they were mounted).
+        """
         gone = set(old)
         self._calls = {k: c for k, c in self._calls.items() if c not in gone}
         self._blocks = {
@@ -104,12 +167,14 @@ class Transcript(VerticalScroll):
             for k, blocks in self._blocks.items()
             if (kept := [b for b in blocks if b not in gone])
         }
-        await self.remove_children(old)
+        for owner, held in list(self._held.items()):
+            self._held[owner] = [b for b in held if b not in gone]
+        self._held_count = sum(map(len, self._held.values()))
         self.pruned += len(old)
         text = f"{self.pruned} earlier blocks are not shown here: the full trace is in the store"
         if self._pruned_note is None:
             self._pruned_note = Static(text, classes="note -pruned", markup=False)
-            await self.mount(self._pruned_note, before=0)
+            await self.mount(self._pruned_note, before=0 if self.children else None)
         else:
             self._pruned_note.update(text)
 
@@ -120,18 +185,23 @@ class Transcript(VerticalScroll):
             self.anchor()
 
     def show_only(self, agent: int | None) -> None:
-        """Show only one sub-agent's lines (None: show everything again)."""
+        """Show only one sub-agent's lines (None: every agent's, as far as `inline` allows)."""
         self.only = agent
-        mark = f"-of-{agent}"
-        for child in [*self.children, *self._waiting]:
-            child.display = agent is None or child.has_class(mark) or child is self._pruned_note
-        if agent is None:
-            self.scroll_end(animate=False)
+        if agent is not None and (held := self._held.pop(agent, None)):
+            self._held_count -= len(held)
+            self._waiting.extend(held)  # mounted at the end: only their agent shows them
+            self._mount_soon()
+        for block in [*self.children, *self._waiting]:
+            block.display = self._shows(block)
+        # Unanchored, so that a short transcript reads from the top; anchored again (following
+        # the newest lines) once it fills the pane.
+        self.anchor(False)
+        self.call_after_refresh(self._follow)
 
     @property
     def calls(self) -> list[ToolCall]:
-        """Every tool call, in order."""
-        return list(self.query(ToolCall))
+        """Every tool call not pruned, in order (a held sub-agent's too)."""
+        return list(self._calls.values())
 
     def text_of(self, step: int, *, thinking: bool = False, agent: int | None = None) -> str:
         """Everything streamed into a step's text (or thinking) blocks."""
@@ -161,6 +231,9 @@ class Transcript(VerticalScroll):
         for block in self._blocks.pop((agent, step), []):
             if block in self._waiting:
                 self._waiting.remove(block)
+            elif agent is not None and block in self._held.get(agent, []):
+                self._held[agent].remove(block)
+                self._held_count -= 1
             else:
                 await block.remove()
         await self.note(note, "-retry", agent)
