@@ -6,11 +6,13 @@ runs, the bench presses `tab` (focus moves between the transcript, the tree and 
 visible change) every PRESS_GAP_S and times each press until the screen has handled it and
 refreshed (`call_after_refresh`). The key is posted as a terminal's would be. Runs REPEATS times
 (single runs vary by a third on a 2-core machine) and prints each run's p50 / p99 / max and their
-medians; asserts nothing.
+medians; asserts nothing. `--children N` and `--repeats N` change the tree's size and the runs;
+`--keys tree` moves the tree pane's cursor instead (down, and back up from the bottom).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import statistics
 import sys
@@ -40,8 +42,8 @@ REPEATS = 3
 USAGE = {"input_tokens": 500, "output_tokens": 40}
 
 
-def tree_app(tmp: Path) -> IohApp:
-    """The app over a scripted tree of CHILDREN children."""
+def tree_app(tmp: Path, children: int = CHILDREN) -> IohApp:
+    """The app over a scripted tree of `children` children."""
     root = tmp / "ws"
     root.mkdir()
     (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
@@ -52,7 +54,7 @@ def tree_app(tmp: Path) -> IohApp:
         + [{"text": "Done.", "usage": USAGE}]
     }
     spawns = [
-        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}"}} for i in range(CHILDREN)
+        {"name": "spawn_agent", "arguments": {"goal": f"child task {i}"}} for i in range(children)
     ]
     scenario = parse_scenario(
         {
@@ -71,7 +73,7 @@ def tree_app(tmp: Path) -> IohApp:
         policy=Policy.permissive(),
         sandbox=select("floor"),
         containment=Containment(
-            max_total_agents=CHILDREN + 1,
+            max_total_agents=children + 1,
             max_concurrent=MAX_CONCURRENT,
             max_depth=1,
             max_total_tokens=10_000_000,
@@ -82,25 +84,51 @@ def tree_app(tmp: Path) -> IohApp:
     return app
 
 
-async def measure(tmp: Path) -> tuple[list[float], float, int, int, str]:
-    """Press keys while the tree runs; return latencies, run time, agents shown, redraws, outcome."""
-    app = tree_app(tmp)
+async def measure(
+    tmp: Path, children: int = CHILDREN, keys: str = "tab"
+) -> tuple[list[float], float, int, int, str]:
+    """Press keys while the tree runs; return latencies, run time, agents shown, redraws, outcome.
+
+    `keys` is "tab" (focus moves between the panes and calls) or "tree" (the tree pane has focus
+    and its cursor moves down, and back up from the bottom).
+    """
+    app = tree_app(tmp, children)
     latencies: list[float] = []
     missed = 0
+    step = "down"
     async with app.run_test(size=(160, 45)) as pilot:
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
         await pilot.pause(0.05)
+        screen = app.run_screen
+        assert screen is not None
+        tree = screen.agent_tree
+        if keys == "tree":
+            while app.focused is not tree:  # focusable once the tree pane shows
+                tree.focus()
+                await pilot.pause(0.01)
+
+        def where() -> object:
+            return tree.cursor_line if keys == "tree" else app.focused
+
         while app.running or app.engine is None:
+            if keys == "tree":
+                if tree.last_line < 1:  # nothing to move to yet
+                    await asyncio.sleep(PRESS_GAP_S)
+                    continue
+                if step == "down" and tree.cursor_line >= tree.last_line:
+                    step = "up"
+                elif step == "up" and tree.cursor_line <= 0:
+                    step = "down"
             refreshed: asyncio.Future[None] = loop.create_future()
-            before = app.focused
+            before = where()
             t0 = time.perf_counter()
             # As a terminal's key would arrive (Pilot.press waits for the whole app to go idle,
             # which a busy tree rarely does).
-            app.post_message(events.Key("tab", None))
-            while app.focused is before and time.perf_counter() - t0 < 2:  # noqa: ASYNC110
+            app.post_message(events.Key("tab" if keys == "tab" else step, None))
+            while where() == before and time.perf_counter() - t0 < 2:  # noqa: ASYNC110
                 await asyncio.sleep(0)
-            if app.focused is before:
+            if where() == before:
                 missed += 1  # the press moved nothing (its widget was pruned away): not a latency
                 continue
             app.screen.call_after_refresh(
@@ -111,14 +139,11 @@ async def measure(tmp: Path) -> tuple[list[float], float, int, int, str]:
             await asyncio.sleep(PRESS_GAP_S)
         await app.workers.wait_for_complete()
         elapsed = time.perf_counter() - started
-        screen = app.run_screen
-        assert screen is not None
         await pilot.pause(0.2)
-        tree = screen.agent_tree
         shown, redraws = len(tree.nodes_by_agent), tree.redraws
         outcome = app.result.outcome if app.result is not None else "?"
     if missed:
-        print(f"presses that moved no focus (not counted): {missed}")
+        print(f"presses that moved nothing (not counted): {missed}")
     return latencies, elapsed, shown, redraws, outcome
 
 
@@ -131,10 +156,22 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--children", type=int, default=CHILDREN)
+    parser.add_argument("--repeats", type=int, default=REPEATS)
+    parser.add_argument(
+        "--keys",
+        choices=("tab", "tree"),
+        default="tab",
+        help="tab: move focus; tree: move the cursor",
+    )
+    args = parser.parse_args()
     runs: list[tuple[float, float, float, float]] = []
-    for repeat in range(REPEATS):
+    for repeat in range(args.repeats):
         with tempfile.TemporaryDirectory(prefix="bench-tui-tree-") as tmp:
-            latencies, elapsed, shown, redraws, outcome = asyncio.run(measure(Path(tmp)))
+            latencies, elapsed, shown, redraws, outcome = asyncio.run(
+                measure(Path(tmp), args.children, args.keys)
+            )
         ms = [v * 1000 for v in latencies]
         p50, p99, top = percentile(ms, 0.5), percentile(ms, 0.99), max(ms, default=0)
         runs.append((elapsed, p50, p99, top))
@@ -144,11 +181,11 @@ def main() -> None:
             f" max {top:.1f} ms ({len(ms)} presses, mean {statistics.fmean(ms) if ms else 0:.1f} ms)"
         )
     elapsed, p50, p99, top = (statistics.median(column) for column in zip(*runs, strict=True))
-    print(f"agents:                 {CHILDREN} children, {MAX_CONCURRENT} at a time")
-    print(f"run in the app:         {elapsed:.2f} s (median of {REPEATS})")
+    print(f"agents:                 {args.children} children, {MAX_CONCURRENT} at a time")
+    print(f"run in the app:         {elapsed:.2f} s (median of {args.repeats})")
     print(
-        f"key to render (tab):    p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {top:.1f} ms"
-        f" (medians of {REPEATS} runs)"
+        f"key to render ({args.keys}):  p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {top:.1f} ms"
+        f" (medians of {args.repeats} runs)"
     )
 
 

@@ -23,8 +23,8 @@ converter is installed (`rsvg-convert`, or the `cairosvg` package); SVG alone is
     run-trace-decisions                  the Decisions tab: answer, who, rule and layer
     tree-100-agents                      100 scripted children, 10 at a time, mid-run:
                                          nodes per started agent and `+N queued`
-    tree-100-agents-child-selected       the same run, a running child chosen in the tree:
-                                         the transcript shows that child's steps only
+    tree-100-agents-child-selected       the same run, a child chosen in the tree (one that was
+                                         running): the transcript shows its steps only
 
 Sizes: the demo run 140x40 (the modal's diff splits before/after from 140 columns), the queue
 140x36, the 100-agent tree 160x50, the rest 120x40. The apps come from the test helpers

@@ -235,3 +235,22 @@ def test_a_finished_call_adds_only_what_its_line_does_not_say(summary: str, show
     call = ToolCall(call_id="c1", name="spawn_agent", arguments={}, line="spawn agent: x")
     call.finish(ok=True, refused=False, summary=summary, output="")
     assert (call.summary, call.status) == (shown, "ok")
+
+
+async def test_a_big_trees_running_spawn_lines_are_pruned_like_finished_ones() -> None:
+    app = TranscriptApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        transcript = app.query_one(Transcript)
+        spawn = await transcript.add_call("s0", "spawn_agent", {"goal": "survey"}, None)
+        command = await transcript.add_call("e0", "exec", {"argv": ["make"]}, None)
+        for agent in range(1, INLINE_AGENTS + 2):
+            await transcript.note("hello", agent=agent)
+        assert not transcript.inline
+        for i in range(KEEP_BLOCKS):
+            await transcript.note(f"note {i}")
+        await transcript.flush()
+        await pilot.pause()
+        # Both still run; the child's line goes (the tree shows the child), the command's stays.
+        assert (spawn.status, command.status) == ("running", "running")
+        assert transcript.call("s0") is None and spawn not in transcript.children
+        assert transcript.call("e0") is command and command in transcript.children

@@ -150,9 +150,19 @@ class Transcript(VerticalScroll):
         await self.remove_children(old)
 
     def _oldest(self, blocks: Sequence[Widget], count: int) -> list[Widget]:
-        """The first `count` blocks that are finished (no open stream, no running call)."""
+        """The first `count` blocks that are finished (no open stream, no running call).
+
+        A running `spawn_agent` call counts as finished once the tree is too big for `inline`: a
+        root that spawned three hundred children would keep three hundred lines that only say
+        "waiting for the child", which the tree pane shows better.
+        """
         live: set[Widget] = set(self._open.values())
-        live.update(c for c in self._calls.values() if c.status in ("running", "waiting"))
+        live.update(
+            c
+            for c in self._calls.values()
+            if c.status == "waiting"
+            or (c.status == "running" and (self.inline or c.tool != "spawn_agent"))
+        )
         return [w for w in blocks if w not in live and w is not self._pruned_note][:count]
 
     async def _forget(self, old: list[Widget]) -> None:
