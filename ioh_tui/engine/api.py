@@ -21,7 +21,7 @@ from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.bus import EventBus, EventLog, Observer
 from ioh_tui.engine.cancel import CancelToken, RunCancelled
 from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract
-from ioh_tui.engine.gate import GateState, Preset
+from ioh_tui.engine.gate import GateState, Preset, stored_decision
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.loop import (
     Stop,
@@ -128,8 +128,8 @@ async def run_tree(
     d = await _new_run(
         contract, provider, store, policy, approver, sandbox, observers, cancel, extra
     )
-    _make_tree(d, containment)
     d.raises = raises
+    _make_tree(d, containment)
     return await _driven(d, start=1, resumed_from=None)
 
 
@@ -163,7 +163,7 @@ async def _new_run(
 
 
 def _make_tree(d: Drive, containment: Containment, *, agents: int = 0, spent: int = 0) -> None:
-    d.tree = Tree(containment, d.run_id, agents=agents, spent=spent)
+    d.tree = Tree(containment, d.run_id, agents=agents, spent=spent, raises=d.raises)
     d.tools = ToolSet(TREE_TOOLS)
     d.who = Who(d.run_id, d.run_id, None)  # a tree's events name their agent, the root included
 
@@ -232,10 +232,9 @@ async def resume(
     for attempt in await store.attempts(run_id, step=last + 1):
         d.journal[(last + 1, attempt["seq"])] = attempt  # the latest attempt per call wins
     pending = [a for a in await store.approvals(run_id, pending_only=True)]
-    if row.status == "paused" and pending:
-        return await _driven(
-            d, start=last + 1, resumed_from=last, pending=pending[-1], decision=decision
-        )
+    if row.status == "paused" and (paused := await _paused_on(store, run_id, pending, decision)):
+        request, answer = paused
+        return await _driven(d, start=last + 1, resumed_from=last, pending=request, decision=answer)
     if row.status == "running":
         # Either a live driver holds the run (this raises `ConflictError`), or it died.
         probe = _owner()
@@ -253,6 +252,27 @@ async def resume(
     # A crash may have cut the checks after the last committed step (the gate among them).
     recheck = row.status == "running" and last > 0
     return await _driven(d, start=last + 1, resumed_from=last, recheck=recheck)
+
+
+async def _paused_on(
+    store: Store, run_id: int, pending: list[dict[str, Any]], decision: Decision | None
+) -> tuple[dict[str, Any], Decision | None] | None:
+    """The request a paused run stopped on, and the answer to settle it with.
+
+    Still pending: the answer given (None: the approver is asked). Answered in the store while the
+    run was paused (the decision queue answers several at once): that answer, without asking
+    again. A run pauses at its first deferred request and asks nothing after it, so that request
+    is the run's latest.
+    """
+    if pending:
+        return pending[-1], decision
+    requests = await store.approvals(run_id)
+    latest = requests[-1] if requests else None
+    if latest is None or latest["status"] not in ("approve", "deny"):
+        return None
+    if decision is not None:
+        raise ResumeError(f"run {run_id}'s decision was already answered; resume it as is")
+    return latest, stored_decision(latest)
 
 
 async def resume_with_decision(

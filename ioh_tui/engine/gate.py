@@ -186,7 +186,7 @@ class RunGate:
                 row = await self._store.approval(request.request_id)
                 if row is not None and row["status"] != "pending":
                     asked.cancel()
-                    return _row_decision(row), row["decided_by"] or "attached"
+                    return stored_decision(row), row["decided_by"] or "attached"
         finally:
             if not asked.done():
                 asked.cancel()
@@ -210,7 +210,7 @@ class RunGate:
         if not won:
             row = await self._store.approval(request.request_id)
             assert row is not None
-            decision, by = _row_decision(row), row["decided_by"] or "attached"
+            decision, by = stored_decision(row), row["decided_by"] or "attached"
             performed = decision.applied_to(request)
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
@@ -299,8 +299,8 @@ class RunGate:
         )
 
 
-def _row_decision(row: dict[str, object]) -> Decision:
-    """The decision recorded in an approvals row (answers from another process)."""
+def stored_decision(row: dict[str, object]) -> Decision:
+    """The decision recorded in an approvals row (answers from another process, or the queue)."""
     if row["status"] == "deny":
         return Decision.deny(str(row.get("reason") or "denied"))
     target = row.get("performed_target")

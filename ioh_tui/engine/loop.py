@@ -31,7 +31,7 @@ from ioh_tui.engine.gate import Preset
 from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
-from ioh_tui.engine.raises import apply_raises
+from ioh_tui.engine.raises import apply_raises, apply_tree_raise
 from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
@@ -145,6 +145,7 @@ async def step(d: Drive, n: int) -> None:
     if deferred is not None:
         raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
     if d.tree is not None:
+        await apply_tree_raise(d)
         halted = d.tree.draw(step_tokens)
         d.tree.status(d)
         if halted is not None:

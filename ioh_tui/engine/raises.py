@@ -15,8 +15,13 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine.state import Drive
 
-RAISABLE = ("max_steps", "time_budget_s", "token_budget")
-"""The budgets of the root agent a supervisor can raise mid-run."""
+RAISABLE = ("max_steps", "time_budget_s", "token_budget", "max_total_tokens")
+"""The budgets a supervisor can raise mid-run: the root agent's, and a tree's token ceiling."""
+ROOT_BUDGETS = RAISABLE[:3]
+"""The root agent's own budgets, taken at the root's budget checks."""
+TREE_CEILING = "max_total_tokens"
+"""The tree's shared ceiling, taken when any agent of the tree commits a step: the root may be
+waiting on its children for most of the run."""
 
 
 class BudgetRaises:
@@ -45,17 +50,16 @@ class BudgetRaises:
         """Whether a raise has not been taken yet."""
         return bool(self._waiting)
 
-    def take(self) -> dict[str, Any]:
-        """The waiting raises, once."""
-        taken, self._waiting = self._waiting, {}
-        return taken
+    def take(self, names: tuple[str, ...] = ROOT_BUDGETS) -> dict[str, Any]:
+        """The waiting raises of these budgets, once."""
+        return {name: self._waiting.pop(name) for name in names if name in self._waiting}
 
 
 async def apply_raises(d: Drive) -> None:
     """Fold waiting raises into the drive's contract, keep them in the store and announce them."""
     if d.raises is None or not d.raises.waiting:
         return
-    asked = d.raises.take()
+    asked = d.raises.take(ROOT_BUDGETS)
     current = d.contract.budgets()
     # Only raising: a value at or below the budget in force is ignored (no budget means unbounded).
     taken = {k: v for k, v in asked.items() if current.get(k) is not None and v > current[k]}
@@ -65,3 +69,22 @@ async def apply_raises(d: Drive) -> None:
     row = await d.store.run(d.run_id)
     await d.store.update_contract(d.run_id, {**row.contract, **d.contract.to_dict()})
     d.bus.emit(ev.BudgetsChanged(**d.who.fields(), budgets=d.contract.budgets()))
+
+
+async def apply_tree_raise(d: Drive) -> None:
+    """Fold a raised tree ceiling into the shared ledger, keep it with the root run, announce it.
+
+    Only raising, as for the root's budgets; a tree already halted at its ceiling stays halted.
+    """
+    tree = d.tree
+    if tree is None or tree.raises is None:
+        return
+    asked = tree.raises.take((TREE_CEILING,)).get(TREE_CEILING)
+    ceiling = tree.containment.max_total_tokens
+    if asked is None or ceiling is None or asked <= ceiling or tree.halt_reason is not None:
+        return
+    tree.containment = replace(tree.containment, max_total_tokens=asked)
+    row = await d.store.run(tree.root_run_id)
+    containment = {**row.contract.get("containment", {}), TREE_CEILING: asked}
+    await d.store.update_contract(tree.root_run_id, {**row.contract, "containment": containment})
+    tree.status(d)

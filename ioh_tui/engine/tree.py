@@ -24,6 +24,7 @@ from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.gate import GateState
 from ioh_tui.engine.ids import Who
+from ioh_tui.engine.raises import BudgetRaises, apply_tree_raise
 from ioh_tui.engine.state import Drive
 from ioh_tui.policy import Policy
 from ioh_tui.tools import ToolResult
@@ -59,6 +60,8 @@ class Tree:
     queued: int = 0
     done: int = 0
     halt_reason: str | None = None
+    raises: BudgetRaises | None = None
+    """The root's raises, where a higher `max_total_tokens` may wait (`apply_tree_raise`)."""
     _tiers: dict[int, asyncio.Semaphore] = field(default_factory=dict)
     _detached: dict[int, list[asyncio.Future[ToolResult]]] = field(default_factory=dict)
     """Detached children by parent run id, in spawn order."""
@@ -152,6 +155,7 @@ class Tree:
         adopted = await d.store.spawned(d.run_id, n, position)
         if adopted is not None:
             return await self._adopt(d, adopted)
+        await apply_tree_raise(d)
         refused = self.refusal(d.who_depth + 1)
         if refused is not None:
             return ToolResult(

@@ -25,17 +25,19 @@ class Budget:
     """One budget and how much of it is used."""
 
     name: str
-    """`max_steps`, `time_budget_s` or `token_budget` (the names `BudgetRaises` takes)."""
+    """`max_steps`, `time_budget_s`, `token_budget` or `max_total_tokens` (the tree's ceiling):
+    the names `BudgetRaises` takes."""
     used: float
     limit: float
 
     def describe(self) -> str:
-        """`8 of 10 steps`, `4:10 of 5:00`, `41.0k of 50.0k tokens`."""
+        """`8 of 10 steps`, `4:10 of 5:00`, `41.0k of 50.0k tokens`, `… tokens, the whole tree`."""
         if self.name == "max_steps":
             return f"{int(self.used)} of {int(self.limit)} steps"
         if self.name == "time_budget_s":
             return f"{duration(self.used)} of {duration(self.limit)}"
-        return f"{tokens(int(self.used))} of {tokens(int(self.limit))} tokens"
+        spent = f"{tokens(int(self.used))} of {tokens(int(self.limit))} tokens"
+        return f"{spent}, the whole tree" if self.name == "max_total_tokens" else spent
 
 
 @dataclass(slots=True)
@@ -55,6 +57,10 @@ class Totals:
     """Whether any call reported a cost."""
     started_at: float | None = None
     finished_at: float | None = None
+    tree_tokens: int = 0
+    """Tokens the whole tree has spent (`TreeStatus`; 0 outside a tree)."""
+    tree_ceiling: int | None = None
+    """The tree's token ceiling, if it has one."""
 
     @property
     def tokens(self) -> int:
@@ -88,6 +94,10 @@ class Totals:
             self.step_tokens = 0
         elif isinstance(event, ev.BudgetsChanged):
             self._budgets(event.budgets)
+        elif isinstance(event, ev.TreeStatus):
+            # Kept for `nearly_spent`; the meters do not show it (the tree pane does).
+            self.tree_tokens, self.tree_ceiling = event.tokens, event.token_ceiling
+            return False
         elif isinstance(event, ev.RunFinished):
             self.step = event.steps
             self.committed_tokens = event.tokens
@@ -111,6 +121,7 @@ class Totals:
             ("max_steps", self.step, self.max_steps),
             ("time_budget_s", self.elapsed(clock), self.time_budget_s),
             ("token_budget", self.tokens, self.token_budget),
+            ("max_total_tokens", self.tree_tokens, self.tree_ceiling),
         ):
             if limit and used >= NEARLY_SPENT * limit:
                 found.append(Budget(name, used, limit))

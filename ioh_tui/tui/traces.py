@@ -32,6 +32,7 @@ DECIDERS = {
     "resumed": "on resume",
     "attached": "another process",
     "resume": "resume (asked again)",
+    "queue": "the queue (answered together)",
 }
 """Who answered (`approvals.decided_by`), in words."""
 

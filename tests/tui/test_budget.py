@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.widgets import Input
 
 from ioh_tui.tui.screens.budget import BudgetModal
+from tests.snapshots.apps.fleet import tree_app
 from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
 
 SLOW_READ = {"tool_calls": [READ_CALC], "usage": USAGE}
@@ -76,3 +77,26 @@ async def test_a_lower_limit_is_refused_in_the_field(tmp_path: Path) -> None:
         await until(pilot, lambda: not isinstance(app.screen, BudgetModal))
         await finished(pilot)
         assert run_screen(app).outcome == "step_cap_reached"
+
+
+async def test_the_trees_ceiling_is_offered_too_and_raising_it_lets_every_child_finish(
+    tmp_path: Path,
+) -> None:
+    # One child at a time, each 1,920 tokens: the offer comes at 6,720 of 8,000 (80 %), while the
+    # next child waits 0.6 s for its model; the sixth child would pass the ceiling.
+    app = tree_app(tmp_path, 6, max_concurrent=1, delay_ms=600, ceiling=8000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        assert offer.budget.name == "max_total_tokens"
+        assert offer.budget.describe() == "6.7k of 8.0k tokens, the whole tree"
+        await pilot.press("r")
+        field = offer.query_one("#budget-limit", Input)
+        assert field.value == "16000"
+        await pilot.press("enter")
+        await finished(pilot)
+        screen = run_screen(app)
+        root_label = str(screen.agent_tree.root.label)
+    assert app.result is not None and app.result.outcome == "finished"
+    assert screen.totals.tree_ceiling == 16_000 and "13k/16k tok" in root_label

@@ -8,6 +8,9 @@ from typing import Any
 
 from textual.widgets import DataTable, Input
 
+from ioh_tui.engine import TaskContract, run
+from ioh_tui.policy import DeferAll
+from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
@@ -15,11 +18,15 @@ from ioh_tui.tui.screens.batch import BatchModal
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from tests.snapshots.apps.fleet import writers_app
 from tests.tui.harness import (
+    CHECK,
     FIX_CALC,
     FIXED,
+    USAGE,
+    calc_project,
     finished,
     modal,
     run_screen,
+    scripted,
     until,
 )
 from tests.tui.stored_runs import history, resumer_with
@@ -129,8 +136,6 @@ async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_re
         queue = await queue_from_start(pilot)
         deferred = [(i.where, i.root_run_id, i.request.goal) for i in queue.items]
         assert deferred == [("deferred", 6, "fix the adder again")]
-        await pilot.press("s")  # batching is for one run's waiting asks, not for stored ones
-        assert not queue.marked
         await pilot.press("enter")
         ask = await modal(pilot)
         assert ask.request.target == "calc.py"
@@ -189,3 +194,62 @@ async def test_esc_on_a_stored_decision_from_the_queue_leaves_it_pending(tmp_pat
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is queue)
         assert app.run_screen is None and [i.where for i in queue.items] == ["deferred"]
+
+
+async def test_similar_decisions_of_two_paused_runs_are_answered_together_from_the_queue(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "store.db"
+    async with Store.open(db) as store:
+        paused = [
+            await run(
+                TaskContract.workspace(goal, calc_project(tmp_path / f"p{i}"), CHECK),
+                scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
+                store=store,
+                approver=DeferAll(),
+                sandbox=select("floor"),
+            )
+            for i, goal in enumerate(["fix the adder", "fix the adder again"])
+        ]
+    assert [r.outcome for r in paused] == ["awaiting_approval"] * 2
+    app = make_app(db, mode="start", resumer=resumer_with({"text": "Fixed."}))
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = await queue_from_start(pilot)
+        assert [i.where for i in queue.items] == ["deferred", "deferred"]
+        assert "2 similar requests" in str(queue.query_one("#queue-hint").render())
+        await pilot.press("s", "A")
+        await until(pilot, lambda: isinstance(app.screen, BatchModal))
+        batch = app.screen
+        assert isinstance(batch, BatchModal)
+        assert batch.query_one("#batch-input", Input).value == "calc.py"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is queue and not queue.items)
+        # Answered, not resumed: each paused run takes its answer when it is resumed.
+        assert app.screen is queue and not app.running
+        app.resume_run(paused[1].run_id)
+        await until(pilot, lambda: app.result is not None)
+        assert not run_screen(app).asks  # nothing was asked again
+        assert app.result is not None and app.result.outcome == "success"
+    async with Store.open(db) as store:
+        answered = await store.approvals()
+    assert [(a["status"], a["decided_by"]) for a in answered] == [("approve", "queue")] * 2
+    assert all("write allow calc.py" in a["remembered"] for a in answered)
+    assert (tmp_path / "p1" / "calc.py").read_text() == FIXED
+    assert "a - b" in (tmp_path / "p0" / "calc.py").read_text()  # not resumed yet
+
+
+async def test_a_crashed_runs_request_is_not_marked(tmp_path: Path) -> None:
+    db = await history(tmp_path)
+    async with Store.open(db) as store:
+        # Run 7 died while asking: its request is left pending with no driver.
+        await store.create_approval(7, 1, {"act": "exec", "target": "make", "tool": "exec"})
+    app = make_app(db, mode="start", resumer=resumer_with())
+    app.animation_level = "none"
+    async with app.run_test(size=(140, 40)) as pilot:
+        queue = await queue_from_start(pilot)
+        await until(pilot, lambda: len(queue.items) == 2)
+        crashed = [i.where for i in queue.items].index("crashed")
+        queue.query_one(DataTable).move_cursor(row=crashed)
+        await pilot.press("space", "s")
+        assert not queue.marked

@@ -15,7 +15,12 @@ from textual.widgets import Input, Label, Static
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.totals import Budget
 
-UNITS = {"max_steps": "steps", "time_budget_s": "seconds", "token_budget": "tokens"}
+UNITS = {
+    "max_steps": "steps",
+    "time_budget_s": "seconds",
+    "token_budget": "tokens",
+    "max_total_tokens": "tokens, the whole tree",
+}
 """The unit a new limit is typed in, per budget."""
 
 CHOICES = "r raise the limit… · s stop the run now · f let it finish"

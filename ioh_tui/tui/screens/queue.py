@@ -7,8 +7,11 @@ Three kinds of rows:
   exactly as `ioh-tui resume RUN_ID --decide` does, and the first answer wins.
 - `crashed`: asked by a run whose process died while asking; resuming it here asks again.
 
-Similar waiting requests can be answered together (`s` marks them; `y`, `A`, `n`, `d` answer the
-marked ones), with a suggested rule (`ioh_tui.policy.suggest`).
+Similar requests can be answered together (`s` marks them; `y`, `A`, `n`, `d` answer the marked
+ones), with a suggested rule (`ioh_tui.policy.suggest`), stored ones too: their answers go into
+the store, where a run another process drives takes them at once and a paused run takes them when
+it is resumed (anywhere), without asking again. Crashed runs ask again when resumed, so they are
+not marked.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ if TYPE_CHECKING:
     from ioh_tui.tui.app import IohApp
 
 Where = Literal["waiting", "deferred", "elsewhere", "crashed"]
+BATCHED: tuple[Where, ...] = ("waiting", "deferred", "elsewhere")
+"""The rows that can be marked and answered together."""
 
 
 @dataclass(slots=True)
@@ -208,7 +213,7 @@ class DecisionQueueScreen(Screen[None]):
         return [
             i
             for i in self.items
-            if i.where == "waiting" and similarity_key(i.request.act, i.request.target) == key
+            if i.where in BATCHED and similarity_key(i.request.act, i.request.target) == key
         ]
 
     def _hint(self) -> None:
@@ -218,13 +223,8 @@ class DecisionQueueScreen(Screen[None]):
             hint.update("Nothing is waiting on you.")
             return
         marked = f"{len(self.marked)} marked · " if self.marked else ""
-        if item.where != "waiting":
-            how = {
-                "deferred": "enter answers it and resumes that run here",
-                "elsewhere": "enter answers it; the process driving that run goes on",
-                "crashed": "enter resumes that run here, and it asks again",
-            }[item.where]
-            hint.update(f"{marked}{item.where}: {how}")
+        if item.where == "crashed":
+            hint.update(f"{marked}crashed: enter resumes that run here, and it asks again")
             return
         similar = self._similar(item)
         if len(similar) > 1:
@@ -232,6 +232,12 @@ class DecisionQueueScreen(Screen[None]):
             hint.update(
                 f"{marked}{len(similar)} similar requests: s marks them, then A approves them "
                 f"and keeps `{item.request.act.value} allow {pattern}`"
+            )
+        elif item.where == "deferred":
+            hint.update(f"{marked}deferred: enter answers it and resumes that run here")
+        elif item.where == "elsewhere":
+            hint.update(
+                f"{marked}elsewhere: enter answers it; the process driving that run goes on"
             )
         else:
             hint.update(f"{marked}enter answers it · space marks it")
@@ -289,39 +295,70 @@ class DecisionQueueScreen(Screen[None]):
         self.action_reload()
 
     def _resolve(self, items: list[QueueItem], decision: Decision) -> None:
+        stored = [i for i in items if i.where != "waiting"]
         for item in items:
             if item.ask is not None and not item.ask.future.done():
                 item.ask.future.set_result(decision)
             self.marked.discard(item.key)
         self.refresh_rows()
+        if stored and decision.kind != "defer":  # a deferred stored request stays as it is
+            self.run_worker(
+                self._answer_stored(stored, decision),
+                group="queue-answer",
+                description="answer stored decisions",
+                exit_on_error=False,
+            )
+
+    async def _answer_stored(self, items: list[QueueItem], decision: Decision) -> None:
+        """Write one answer for several stored requests; each run takes it as `_load` says."""
+        status = "approve" if decision.kind == "approve" else "deny"
+        landed = 0
+        async with Store.open(self.store_path) as store:
+            for item in items:
+                landed += await store.resolve_approval(
+                    item.request.request_id,
+                    status=status,
+                    by="queue",
+                    reason=decision.reason if status == "deny" else None,
+                    remembered=[rule.describe() for rule in decision.remember],
+                )
+        paused = sorted({i.root_run_id for i in items if i.where == "deferred"})
+        said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({status})"
+        if landed < len(items):
+            said += f"; {len(items) - landed} had been answered already"
+        if paused:
+            runs = ", ".join(str(run) for run in paused)
+            said += f". Paused runs {runs} take it when resumed (r in the run browser)."
+        self.notify(said, timeout=8)
+        self.action_reload()
 
     def _chosen(self) -> list[QueueItem]:
-        """The marked waiting rows, or the waiting row under the cursor."""
+        """The marked rows, or the row under the cursor (not a crashed run's)."""
         if self.marked:
             return [i for i in self.items if i.key in self.marked]
         item = self._current()
         if item is None:
             return []
-        if item.where != "waiting":
-            self.notify("Enter answers a deferred decision (one at a time).", timeout=4)
+        if item.where not in BATCHED:
+            self.notify("Enter resumes a crashed run, which asks again.", timeout=4)
             return []
         return [item]
 
     def action_mark(self) -> None:
-        """Space: mark or unmark the row (only this run's waiting requests batch)."""
+        """Space: mark or unmark the row (a crashed run's asks again when resumed: not marked)."""
         item = self._current()
         if item is None:
             return
-        if item.where != "waiting":
-            self.notify("Only this run's waiting requests can be answered together.", timeout=4)
+        if item.where not in BATCHED:
+            self.notify("A crashed run asks again when resumed: enter resumes it.", timeout=4)
             return
         self.marked ^= {item.key}
         self.refresh_rows()
 
     def action_mark_similar(self) -> None:
-        """s: mark every waiting request similar to the one under the cursor."""
+        """s: mark every request similar to the one under the cursor."""
         item = self._current()
-        if item is None or item.where != "waiting":
+        if item is None or item.where not in BATCHED:
             return
         self.marked |= {i.key for i in self._similar(item)}
         self.refresh_rows()

@@ -280,6 +280,8 @@ class RunScreen(Screen[None]):
         if root and self.totals.apply(event, self.clock):
             self._meters()
             self._offer_budget()
+        elif isinstance(event, ev.TreeStatus) and self.totals.tree_ceiling is not None:
+            self._offer_budget()  # the tree's ceiling
         if not root or isinstance(event, ev.TreeStatus):
             self.add_class("-tree")
         if self.has_class("-tree") or root:

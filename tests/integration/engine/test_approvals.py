@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.engine import TaskContract, resume, run
+from ioh_tui.engine import RunResult, TaskContract, resume, run
 from ioh_tui.policy import (
     ApprovalRequest,
     Decision,
@@ -45,6 +46,17 @@ class Never:
 
 def contract(project: Path, **kw: object) -> TaskContract:
     return TaskContract.workspace("fix add", project, CHECK)
+
+
+async def paused_run(store: Store, project: Path, *turns: dict[str, Any]) -> RunResult:
+    """A run of `turns` whose first ask is deferred: it pauses there."""
+    return await run(
+        contract(project),
+        scripted(*turns),
+        store=store,
+        approver=DeferAll(),
+        sandbox=select("floor"),
+    )
 
 
 async def test_a_denied_write_never_reaches_the_approver(project: Path) -> None:
@@ -192,13 +204,7 @@ async def test_defer_pauses_durably_and_resume_applies_exactly_once(
     db = tmp_path / "t.db"
     turns = ({"tool_calls": [FIX_CALC]}, {"text": "done"})
     async with Store.open(db) as store:
-        first = await run(
-            contract(project),
-            scripted(*turns),
-            store=store,
-            approver=DeferAll(),
-            sandbox=select("floor"),
-        )
+        first = await paused_run(store, project, *turns)
     assert (first.outcome, first.exit_status, first.steps) == ("awaiting_approval", 4, 1)
     assert "a - b" in (project / "calc.py").read_text()
     async with Store.open(db) as store:
@@ -219,6 +225,44 @@ async def test_defer_pauses_durably_and_resume_applies_exactly_once(
     assert (second.outcome, second.steps) == ("success", 1)
     assert (project / "calc.py").read_text() == FIXED
     assert again.outcome == "success" and len(edits) == 1
+
+
+async def test_a_paused_runs_decision_answered_in_the_store_is_applied_when_it_resumes(
+    project: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    turns = ({"tool_calls": [FIX_CALC]}, {"text": "done"})
+    async with Store.open(db) as store:
+        paused = await paused_run(store, project, *turns)
+        (pending,) = await store.approvals(pending_only=True)
+        # The queue answers it while the run stays paused, with a rule to keep.
+        assert await store.resolve_approval(
+            pending["id"], status="approve", by="queue", remembered=["write allow calc.py"]
+        )
+        asked = Scripted()  # must not be asked: the answer is in the store
+        resumed = await resume(
+            paused.run_id, scripted(*turns), store=store, approver=asked, sandbox=select("floor")
+        )
+        row = await store.approval(pending["id"])
+    assert (paused.outcome, resumed.outcome) == ("awaiting_approval", "success")
+    assert asked.seen == [] and (project / "calc.py").read_text() == FIXED
+    assert row is not None and (row["status"], row["decided_by"]) == ("approve", "queue")
+    assert resumed.remembered == ("write allow calc.py",)
+
+
+async def test_a_paused_runs_decision_denied_in_the_store_is_read_by_the_model(
+    project: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "t.db"
+    provider = scripted({"tool_calls": [FIX_CALC]}, {"text": "giving up"})
+    async with Store.open(db) as store:
+        paused = await paused_run(store, project, {"tool_calls": [FIX_CALC]})
+        (pending,) = await store.approvals(pending_only=True)
+        await store.resolve_approval(pending["id"], status="deny", by="queue", reason="not yet")
+        await resume(paused.run_id, provider, store=store, sandbox=select("floor"))
+    told = "\n".join(m.content for m in provider.requests[-1].messages)
+    assert "[write denied] calc.py — not yet" in told
+    assert "a - b" in (project / "calc.py").read_text()
 
 
 async def test_an_answer_written_by_another_process_reaches_a_waiting_run(
@@ -250,13 +294,7 @@ async def test_an_answer_written_by_another_process_reaches_a_waiting_run(
 async def test_two_answers_at_once_have_exactly_one_winner(project: Path, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     async with Store.open(db) as store:
-        paused = await run(
-            contract(project),
-            scripted({"tool_calls": [FIX_CALC]}),
-            store=store,
-            approver=DeferAll(),
-            sandbox=select("floor"),
-        )
+        paused = await paused_run(store, project, {"tool_calls": [FIX_CALC]})
         (pending,) = await store.approvals(pending_only=True)
     stores = [Store.open(db) for _ in range(8)]
     opened = [await s.__aenter__() for s in stores]

@@ -5,8 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.engine import Containment, TaskContract, run_tree
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.events import Event, TreeStatus
+from ioh_tui.engine import BudgetRaises, Containment, TaskContract, run_tree
 from ioh_tui.policy import ApproveAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
@@ -261,3 +265,52 @@ async def test_a_childs_decision_reaches_the_same_approver_naming_the_agent(proj
         kid.id,
     )
     assert (project / "notes.txt").read_text() == "hi"
+
+
+async def test_a_ceiling_raised_while_the_root_waits_on_its_children_lets_the_tree_finish(
+    project: Path, tmp_path: Path
+) -> None:
+    raises = BudgetRaises()
+
+    def supervisor(event: Event) -> None:
+        # A supervisor's key, once the tree has spent half of its ceiling.
+        if isinstance(event, TreeStatus) and event.token_ceiling == 3000 and event.tokens >= 1500:
+            raises.raise_to(max_total_tokens=9000)
+
+    seen = Recorder()
+    child = {
+        "turns": [
+            {
+                "delay_ms": 5,
+                "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+                "usage": {"input_tokens": 100, "output_tokens": 20},
+            }
+        ]
+        * 4
+        + [{"text": "Child done.", "usage": {"input_tokens": 100, "output_tokens": 20}}]
+    }
+    async with Store.open(tmp_path / "trace.db") as store:
+        result = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(8, child=child),
+            store=store,
+            containment=Containment(
+                max_total_agents=8, max_concurrent=4, max_depth=1, max_total_tokens=3000
+            ),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            observers=[seen, supervisor],
+            raises=raises,
+        )
+        spent = await store.tree_tokens(result.run_id)
+        stored = await store.run(result.run_id)
+    # 8 children x 600 tokens: past the first ceiling, within the raised one.
+    assert result.outcome == "finished" and 3000 < spent <= 9000
+    ceilings = [e.token_ceiling for e in seen.of("tree_status")]
+    assert 9000 in ceilings and ceilings[-1] == 9000
+    assert stored.contract["containment"]["max_total_tokens"] == 9000  # a resume keeps it
+
+
+def test_a_ceiling_raise_must_be_positive() -> None:
+    with pytest.raises(ConfigError):
+        BudgetRaises().raise_to(max_total_tokens=0)

@@ -76,9 +76,17 @@ def child_script(delay_ms: int = 0) -> dict[str, Any]:
 
 
 def tree_app(
-    tmp_path: Path, children: int, *, max_concurrent: int = 4, delay_ms: int = 0
+    tmp_path: Path,
+    children: int,
+    *,
+    max_concurrent: int = 4,
+    delay_ms: int = 0,
+    ceiling: int = 100_000,
 ) -> IohApp:
-    """The app over a scripted tree: the root spawns `children` children and waits for them."""
+    """The app over a scripted tree: the root spawns `children` children and waits for them.
+
+    Each child spends 1,920 tokens (two steps); `ceiling` is the tree's token ceiling.
+    """
     project = calc_project(tmp_path / "project")
     spawns = [
         {"name": "spawn_agent", "arguments": {"goal": f"child task {i}", "max_steps": 3}}
@@ -104,7 +112,7 @@ def tree_app(
             max_total_agents=children + 1,
             max_concurrent=max_concurrent,
             max_depth=1,
-            max_total_tokens=100_000,
+            max_total_tokens=ceiling,
         ),
         clock=fixed_clock,
         label="scripted test model",
