@@ -186,15 +186,21 @@ async def resume(
 
     A finished run is reported unchanged. A paused run first settles its pending decision
     (`decision`, or the approver's answer), performing or refusing exactly the deferred act.
-    `overrides` may raise budgets (`max_steps`, `time_budget_s`, `token_budget`, `max_retries`).
+    `overrides` may raise budgets (`max_steps`, `time_budget_s`, `token_budget`, `max_retries`,
+    and a tree's token ceiling, `max_total_tokens`).
     """
     row = await store.run(run_id)
     if row.parent_run_id is not None:
         raise ResumeError(f"run {run_id} is a sub-agent; resume its root run {row.root_run_id}")
     contract = TaskContract.from_dict(row.contract)
+    kept = row.contract
     if overrides:
+        overrides = dict(overrides)
+        if (ceiling := overrides.pop("max_total_tokens", None)) is not None:
+            kept = {**kept, "containment": _raised_ceiling(run_id, kept, ceiling)}
         contract = replace(contract, **overrides)
-        await store.update_contract(run_id, {**row.contract, **contract.to_dict()})
+        kept = {**kept, **contract.to_dict()}
+        await store.update_contract(run_id, kept)
     if row.status == "completed" and row.outcome in TERMINAL:
         # Resuming a finished run changes nothing; observers still hear how it ended.
         EventBus(observers).emit(
@@ -218,11 +224,11 @@ async def resume(
     )
     d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
     d.raises = raises
-    if "containment" in row.contract:
+    if "containment" in kept:
         tree_rows = await store.tree(run_id)
         _make_tree(
             d,
-            Containment(**row.contract["containment"]),
+            Containment(**kept["containment"]),
             agents=len(tree_rows) - 1,  # sub-agents only
             spent=await store.tree_tokens(run_id),
         )
@@ -252,6 +258,17 @@ async def resume(
     # A crash may have cut the checks after the last committed step (the gate among them).
     recheck = row.status == "running" and last > 0
     return await _driven(d, start=last + 1, resumed_from=last, recheck=recheck)
+
+
+def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict[str, Any]:
+    """A tree's stored containment with a higher token ceiling (a resume's override)."""
+    containment = contract.get("containment")
+    if containment is None:
+        raise ResumeError(f"run {run_id} is not a tree: it has no token ceiling to raise")
+    current = containment.get("max_total_tokens")
+    if current is not None and ceiling <= current:
+        raise ResumeError(f"the tree's token ceiling is {current:,}: a new one must be higher")
+    return {**containment, "max_total_tokens": int(ceiling)}
 
 
 async def _paused_on(

@@ -78,14 +78,23 @@ BUDGET_OF_OUTCOME = {
 """Which of a run's own budgets each budget outcome spent."""
 
 
-def stopping_budget(run: RunRow) -> Budget | None:
-    """The run's own budget that stopped it, or None (not a budget stop; the tree's ceiling)."""
+def stopping_budget(run: RunRow, tree_tokens: int | None = None) -> Budget | None:
+    """The budget that stopped the run, or None (not a budget stop).
+
+    A tree run whose own tokens were within budget was stopped by its tree's token ceiling: that
+    budget is known when `tree_tokens` (the whole tree's) is given.
+    """
     name = BUDGET_OF_OUTCOME.get(run.outcome or "")
-    limit = run.contract.get(name or "")
-    if run.status != "completed" or name is None or not limit:
+    if run.status != "completed" or name is None:
         return None
-    if name == "token_budget" and run.tokens <= limit:
-        return None  # its own tokens were within budget: the tree's ceiling stopped it
+    limit = run.contract.get(name)
+    if name == "token_budget" and not (limit and run.tokens > limit):
+        ceiling = run.contract.get("containment", {}).get("max_total_tokens")
+        if ceiling and tree_tokens is not None and tree_tokens >= ceiling:
+            return Budget("max_total_tokens", tree_tokens, ceiling)
+        return None
+    if not limit:
+        return None
     used = {"max_steps": run.steps, "token_budget": run.tokens, "time_budget_s": limit}[name]
     return Budget(name, used, limit)
 
@@ -96,6 +105,7 @@ def resume_refusal(
     decision: Decision | None,
     pending: list[dict[str, Any]],
     overrides: dict[str, Any] | None = None,
+    tree_tokens: int | None = None,
 ) -> str | None:
     """Why the run cannot be resumed from the app now, or None when it can.
 
@@ -105,6 +115,7 @@ def resume_refusal(
         decision: The answer to give its pending decision, if any.
         pending: Its pending decision requests.
         overrides: Budgets raised for this resume.
+        tree_tokens: The whole tree's tokens (a tree run), to tell its ceiling's stop.
 
     Returns:
         One line for the person, or None.
@@ -117,12 +128,9 @@ def resume_refusal(
         return f"Run {run.id} has finished ({state}): there is nothing left to resume."
     if run.status == "completed":
         # A budget stop resumed as is would stop again at once: the budget has to go up first.
-        budget = stopping_budget(run)
+        budget = stopping_budget(run, tree_tokens)
         if budget is None:
-            return (
-                f"Run {run.id} stopped at its tree's token ceiling ({state}): it cannot be "
-                "raised from here."
-            )
+            return f"Run {run.id} stopped ({state}) short of any budget it could raise."
         if (overrides or {}).get(budget.name, 0) <= budget.limit:
             return f"Run {run.id} stopped at its budget ({budget.describe()}): raise it to resume."
     if decision is not None and (state != PAUSED or not pending):

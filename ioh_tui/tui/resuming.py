@@ -65,11 +65,13 @@ async def resume_plan(
             run = await store.run(run_id)
             driven = await store.driven_runs()
             pending = await store.approvals(run_id, pending_only=True)
+            tree_tokens = await store.tree_tokens(run_id) if "containment" in run.contract else None
     except (ResumeError, sqlite3.Error) as exc:
         raise ResumeRefused(f"Cannot resume run {run_id}: {exc}") from None
-    refusal = resume_refusal(run, run_state(run, driven), decision, pending, overrides)
+    state = run_state(run, driven)
+    refusal = resume_refusal(run, state, decision, pending, overrides, tree_tokens)
     if refusal is not None:
-        budget = stopping_budget(run)
+        budget = stopping_budget(run, tree_tokens)
         if budget is not None and run.status == "completed":
             raise BudgetSpent(refusal, budget)
         raise ResumeRefused(refusal)

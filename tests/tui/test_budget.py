@@ -6,9 +6,25 @@ from pathlib import Path
 
 from textual.widgets import Input
 
+from ioh_tui.engine import Containment, TaskContract, run_tree
+from ioh_tui.policy import Policy
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
+from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.budget import BudgetModal
 from tests.snapshots.apps.fleet import tree_app
-from tests.tui.harness import READ_CALC, USAGE, build, finished, run_screen, until
+from tests.tui.harness import (
+    CHECK,
+    FIX_CALC,
+    READ_CALC,
+    USAGE,
+    build,
+    calc_project,
+    finished,
+    run_screen,
+    until,
+)
+from tests.tui.stored_runs import resumer_with, tree_provider
 
 SLOW_READ = {"tool_calls": [READ_CALC], "usage": USAGE}
 # The step the offer comes at waits for the model long enough for a person to answer: the raise
@@ -100,3 +116,40 @@ async def test_the_trees_ceiling_is_offered_too_and_raising_it_lets_every_child_
         root_label = str(screen.agent_tree.root.label)
     assert app.result is not None and app.result.outcome == "finished"
     assert screen.totals.tree_ceiling == 16_000 and "13k/16k tok" in root_label
+
+
+async def test_a_tree_its_ceiling_stopped_resumes_from_the_app_with_a_higher_one(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "store.db"
+    async with Store.open(db) as store:
+        stopped = await run_tree(
+            TaskContract.workspace("survey", calc_project(tmp_path / "p"), CHECK),
+            tree_provider(),  # two children, 960 tokens each
+            store=store,
+            containment=Containment(max_total_agents=2, max_concurrent=1, max_total_tokens=1000),
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+        )
+    assert stopped.outcome == "cost_budget_exceeded"
+    # The scripted model plays the root's turns by step: step 2 fixes calc.py.
+    resumer = resumer_with({"text": "(step 1 is in the store)"}, {"tool_calls": [FIX_CALC]})
+    app = make_app(db, mode="start", resumer=resumer)
+    app.animation_level = "none"
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        app.resume_run(stopped.run_id)
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal) and offer.stopped == stopped.run_id
+        budget = offer.budget
+        assert budget.name == "max_total_tokens" and budget.limit == 1000 and budget.used > 1000
+        await pilot.press("r")
+        field = offer.query_one("#budget-limit", Input)
+        assert field.value == str(int(budget.used * 2))  # past what is spent, or it stops again
+        await pilot.press("enter")
+        await until(pilot, lambda: app.result is not None)
+    assert app.result is not None and app.result.outcome == "success"
+    async with Store.open(db) as store:
+        run = await store.run(stopped.run_id)
+    assert run.contract["containment"]["max_total_tokens"] == int(budget.used * 2)

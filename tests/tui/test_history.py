@@ -102,10 +102,18 @@ def test_why_a_run_cannot_resume() -> None:
     )
     assert resume_refusal(capped, "step_cap_reached", None, [], {"max_steps": 2}) is not None
     assert resume_refusal(capped, "step_cap_reached", None, [], {"max_steps": 4}) is None
-    # Tokens within its own budget: the tree's ceiling stopped it, which cannot be raised here.
-    ceiling = replace(RUN, outcome="cost_budget_exceeded", contract={"token_budget": 99})
+    # Tokens within its own budget: the tree's ceiling stopped it; raised, the run resumes.
+    tree = {"token_budget": 99, "containment": {"max_total_tokens": 500}}
+    ceiling = replace(RUN, outcome="cost_budget_exceeded", contract=tree)
+    assert stopping_budget(ceiling, tree_tokens=620) == Budget("max_total_tokens", 620, 500)
+    assert resume_refusal(ceiling, "cost_budget_exceeded", None, [], None, 620) == (
+        "Run 4 stopped at its budget (620 of 500 tokens, the whole tree): raise it to resume."
+    )
+    raised = {"max_total_tokens": 1000}
+    assert resume_refusal(ceiling, "cost_budget_exceeded", None, [], raised, 620) is None
+    # Neither its own budget nor a ceiling it reached: nothing to raise.
     assert stopping_budget(ceiling) is None
-    assert "tree's token ceiling" in str(resume_refusal(ceiling, "cost_budget_exceeded", None, []))
+    assert "short of any budget" in str(resume_refusal(ceiling, "cost_budget_exceeded", None, []))
     spent = replace(RUN, outcome="cost_budget_exceeded", contract={"token_budget": 8})
     assert stopping_budget(spent) == Budget("token_budget", 10, 8)
     child = replace(paused, id=5, parent_run_id=4)

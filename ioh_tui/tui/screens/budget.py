@@ -72,12 +72,20 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
             yield Static(title, id="budget-title", markup=False)
             yield Static(choices, id="budget-choices", markup=False)
             with Vertical(id="budget-form"):
-                yield Label(f"New limit ({unit}), higher than {self.budget.limit:g}: enter")
+                yield Label(f"New limit ({unit}), higher than {self.floor:g}: enter")
                 yield Input(f"{self.suggested():g}", id="budget-limit", type="number")
 
+    @property
+    def floor(self) -> float:
+        """What a new limit must pass: the limit, or what was spent past it.
+
+        A tree's agents still working when its ceiling is reached spend a little more.
+        """
+        return max(self.budget.limit, self.budget.used)
+
     def suggested(self) -> float:
-        """Double the limit: enough to matter, little enough to stay a budget."""
-        doubled = self.budget.limit * 2
+        """Double the floor: enough to matter, little enough to stay a budget."""
+        doubled = self.floor * 2
         return float(int(doubled)) if self.budget.name != "time_budget_s" else doubled
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -119,9 +127,7 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
             limit = float(event.value)
         except ValueError:
             limit = 0.0
-        if limit <= self.budget.limit:
-            self.notify(
-                f"A new limit must be higher than {self.budget.limit:g}.", severity="warning"
-            )
+        if limit <= self.floor:
+            self.notify(f"A new limit must be higher than {self.floor:g}.", severity="warning")
             return
         self.dismiss(BudgetAnswer("raise", limit))

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.errors import ConfigError, ResumeError
 from ioh_tui.core.events import Event, TreeStatus
-from ioh_tui.engine import BudgetRaises, Containment, TaskContract, run_tree
+from ioh_tui.engine import BudgetRaises, Containment, TaskContract, resume, run_tree
 from ioh_tui.policy import ApproveAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
@@ -314,3 +314,33 @@ async def test_a_ceiling_raised_while_the_root_waits_on_its_children_lets_the_tr
 def test_a_ceiling_raise_must_be_positive() -> None:
     with pytest.raises(ConfigError):
         BudgetRaises().raise_to(max_total_tokens=0)
+
+
+async def test_a_tree_its_ceiling_stopped_resumes_once_the_ceiling_is_raised(
+    project: Path, tmp_path: Path
+) -> None:
+    containment = Containment(
+        max_total_agents=6, max_concurrent=2, max_depth=1, max_total_tokens=100
+    )
+    finish = ScriptedProvider(parse_scenario({"turns": [{"text": "All done."}]}))
+    async with Store.open(tmp_path / "trace.db") as store:
+        stopped = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            tree_model(6),
+            store=store,
+            containment=containment,
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+        )
+        with pytest.raises(ResumeError, match="must be higher"):
+            await resume(stopped.run_id, finish, store=store, overrides={"max_total_tokens": 50})
+        resumed = await resume(
+            stopped.run_id,
+            finish,
+            store=store,
+            overrides={"max_total_tokens": 10_000},
+            sandbox=select("floor"),
+        )
+        stored = await store.run(stopped.run_id)
+    assert (stopped.outcome, resumed.outcome) == ("cost_budget_exceeded", "finished")
+    assert stored.contract["containment"]["max_total_tokens"] == 10_000
