@@ -261,6 +261,24 @@ class IohApp(App[int]):
             return
         self.start(plan)
 
+    def action_home(self) -> None:
+        """Esc on an ended run view: back to the start screen, which is read again.
+
+        The ended run views above it are closed (their runs are in the store: the run browser
+        reopens their traces). Launched on a run, the app had no start screen: one is opened.
+        """
+        if self.running:
+            return
+        start = next((s for s in self.screen_stack if isinstance(s, StartScreen)), None)
+        if start is None:
+            self.push_screen(
+                StartScreen(self.config.store_path, demo_available=self.config.demo is not None)
+            )
+            return
+        while self.screen is not start:
+            self.pop_screen()
+        self.run_screen = None
+
     def action_browse(self) -> None:
         """Open the run browser (from the command palette)."""
         if not isinstance(self.screen, RunBrowserScreen):
@@ -326,7 +344,7 @@ class IohApp(App[int]):
         """Offer "stop" while a run goes and "quit" once it has ended (the footer follows)."""
         if action == "stop_run":
             return self.running
-        if action == "quit_when_idle":
+        if action in ("quit_when_idle", "home"):
             return not self.running
         return True
 

@@ -17,14 +17,17 @@ from ioh_tui.tui.bridge import RunParts, given
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.launch import LaunchSpec
 from ioh_tui.tui.screens.start import StartScreen
+from tests.tui.fakes import GatedProvider
 from tests.tui.harness import (
     CHECK,
     FIX_CALC,
     FIXED,
     USAGE,
+    build,
     calc_project,
     finished,
     modal,
+    run_screen,
     scripted,
     until,
 )
@@ -142,9 +145,33 @@ async def test_d_on_the_start_screen_starts_the_demo(tmp_path: Path) -> None:
         await pilot.press("d")
         await until(pilot, lambda: app.run_screen is not None)
         await finished(pilot)
-        assert app.screen is app.run_screen
-        assert app.run_screen.status.facts[0] == "scripted demo model"
+        screen = run_screen(app)
+        assert app.screen is screen and screen.status.facts[0] == "scripted demo model"
+        # Ended, esc goes back to the start screen, which now lists the run.
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, StartScreen))
+        start = app.screen
+        assert isinstance(start, StartScreen) and app.run_screen is None
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        runs = start.query_one("#start-runs", DataTable)
+        assert any("demo goal" in str(c) for c in runs.get_row_at(0))
     assert app.result is not None and app.result.outcome == "finished"
+
+
+async def test_esc_stops_a_running_run_and_once_it_ended_opens_the_start_screen(
+    tmp_path: Path,
+) -> None:
+    provider = GatedProvider(["Thinking it over."])
+    app = build(tmp_path, provider=provider, criterion=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: provider.waiting)
+        await pilot.press("escape")  # running: stops it, stays in the run view
+        await finished(pilot)
+        assert app.result is not None and app.result.outcome == "cancelled"
+        assert app.screen is run_screen(app)
+        await pilot.press("escape")  # launched on a run: the start screen opens over it
+        await until(pilot, lambda: isinstance(app.screen, StartScreen))
 
 
 async def test_the_start_screen_of_ioh_tui_store_shows_two_deferred_decisions(

@@ -75,6 +75,12 @@ class RunScreen(Screen[None]):
             "escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"
         ),
         Binding(
+            "escape",
+            "app.home",
+            "Back",
+            tooltip="Once the run has ended: the start screen (decisions waiting, recent runs)",
+        ),
+        Binding(
             "g", "gate", "Gate output", tooltip="The verification gate's command and output tail"
         ),
         Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
