@@ -6,7 +6,8 @@
 - `max_concurrent`: agents working at once per tier (depth); excess spawns queue, never refused.
   A parent keeps its own tier's slot while its children wait for theirs, so no cycle can form.
 - `max_total_tokens`: one ledger for the whole tree; a step whose tokens pass it halts every
-  agent (`cost_budget_exceeded`); a spawn when nothing is left is refused.
+  agent (`cost_budget_exceeded`); a spawn when nothing is left is refused. A supervisor may raise
+  it while the tree runs (`apply_tree_raise`), or when resuming a tree it stopped.
 A child runs the same loop over the same workspace and store, with its parent's effective policy
 contained (it can only narrow), the same approver (requests name the agent), and its own run row.
 Its report returns as the spawn call's result (`wait`), or at one of the parent's later steps.
