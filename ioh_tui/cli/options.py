@@ -147,12 +147,16 @@ def _criterion(args: argparse.Namespace, from_file: Criterion | None) -> Criteri
 
 
 def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """Budgets given on a `resume` command line (they replace the stored ones)."""
+    """Budgets given on a `resume` command line (they replace the stored ones).
+
+    `--tree-token-budget` raises a tree's token ceiling (the engine refuses a lower one).
+    """
     out: dict[str, Any] = {}
     for flag, key in (
         ("max_steps", "max_steps"),
         ("time_budget", "time_budget_s"),
         ("token_budget", "token_budget"),
+        ("tree_token_budget", "max_total_tokens"),
     ):
         if getattr(args, flag, None) is not None:
             out[key] = getattr(args, flag)

@@ -7,10 +7,13 @@ import json
 import sys
 from pathlib import Path
 
-from ioh_tui.engine import TaskContract, run
+from ioh_tui.engine import Containment, TaskContract, run, run_tree
 from ioh_tui.policy import ApprovalRequest, Decision
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
+from ioh_tui.verification import NoGate
 from tests.integration.cli.test_exec import FIX, ioh, write_scenario
 from tests.integration.engine.helpers import CHECK, scripted
 
@@ -153,3 +156,35 @@ async def test_resume_decide_answers_a_live_run_waiting_in_another_process(
     assert answer.returncode == 0, err
     assert b"the live run continues" in err
     assert result.outcome == "success" and (project / "calc.py").read_text() == FIXED
+
+
+async def test_resume_raises_the_ceiling_of_a_tree_it_stopped(
+    project: Path, tmp_path: Path
+) -> None:
+    store = tmp_path / "store.db"
+    child = {"turns": [{"text": "Seen.", "usage": {"input_tokens": 500, "output_tokens": 100}}]}
+    spawns = [{"name": "spawn_agent", "arguments": {"goal": f"part {i}"}} for i in range(3)]
+    async with Store.open(store) as db:
+        stopped = await run_tree(
+            TaskContract.workspace("split", project, NoGate()),
+            ScriptedProvider(
+                parse_scenario({"turns": [{"tool_calls": spawns}], "agents": {"part": child}})
+            ),
+            store=db,
+            containment=Containment(max_total_agents=3, max_concurrent=1, max_total_tokens=1000),
+            sandbox=select("floor"),
+        )
+    assert stopped.outcome == "cost_budget_exceeded"
+    # The root's second step ends the run (no criterion); the first is in the store.
+    scenario = write_scenario(tmp_path / "s.json", {"text": "(stored)"}, {"text": "All done."})
+    common = ("--headless", "--json", "--store", str(store), "--sandbox", "floor")
+    given = ("--provider", "scripted", "--scenario", str(scenario))
+    lower = ioh("resume", str(stopped.run_id), *common, *given, "--tree-token-budget", "500")
+    assert lower.returncode == 2 and "must be higher" in lower.stderr
+    done = ioh("resume", str(stopped.run_id), *common, *given, "--tree-token-budget", "5000")
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["outcome"] == "finished"
+    async with Store.open(store) as db:
+        run_row = await db.run(stopped.run_id)
+    assert run_row.contract["containment"]["max_total_tokens"] == 5000
