@@ -22,13 +22,13 @@ WIDE = (140, 36)
 pytestmark = pytest.mark.snapshot
 
 
-async def tree_settled(pilot: Pilot[Any]) -> None:
+async def tree_settled(pilot: Pilot[Any], children: int = 3) -> None:
     """The tree ran to its end and the pane drew its last batch of labels."""
     app = pilot.app
     assert isinstance(app, IohApp)
     await finished(pilot)
     tree = run_screen(app).agent_tree
-    await until(pilot, lambda: len(tree.nodes_by_agent) == 3 and not tree._dirty)
+    await until(pilot, lambda: len(tree.nodes_by_agent) == children and not tree._dirty)
     await pilot.pause(0.3)
     # The transcript's length below the fold differs by a line between runs (when the last
     # Markdown flush lands), which moves its scrollbar thumb; the picture is of the tree, so show
@@ -60,6 +60,46 @@ class TestAgentTree:
         the transcript labels the children's steps and calls `agent N`."""
         app = tree_app(tmp_path, 3, max_concurrent=1)
         assert snap_compare(app, terminal_size=WIDE, run_before=tree_settled)
+
+
+async def larger_tree_one_child_chosen(pilot: Pilot[Any]) -> None:
+    """Six children ran; the last one is chosen in the tree."""
+    await tree_settled(pilot, 6)
+    app = pilot.app
+    assert isinstance(app, IohApp)
+    screen = run_screen(app)
+    tree = screen.agent_tree
+    tree.focus()
+    tree.move_cursor(tree.nodes_by_agent[max(tree.nodes_by_agent)])
+    await pilot.press("enter")
+    await until(pilot, lambda: bool(screen.transcript.query(f".-of-{max(tree.nodes_by_agent)}")))
+    await pilot.pause(0.3)
+
+
+class TestLargerTree:
+    def test_every_agent_view_keeps_the_roots_steps(
+        self, snap_compare: SnapCompare, tmp_path: Path
+    ) -> None:
+        """You should see six children `✓ done` in the tree and, in the transcript, the root's
+        six `spawn agent: child task N` lines with their outcomes and the note `More than 4
+        sub-agents: this view keeps the root's steps; select an agent in the tree to read its
+        own` (the children's own steps are not shown)."""
+        app = tree_app(tmp_path, 6, max_concurrent=1)
+
+        async def settled(pilot: Pilot[Any]) -> None:
+            await tree_settled(pilot, 6)
+
+        assert snap_compare(app, terminal_size=WIDE, run_before=settled)
+
+    def test_a_chosen_child_shows_its_own_steps(
+        self, snap_compare: SnapCompare, tmp_path: Path
+    ) -> None:
+        """You should see agent 7 highlighted in the tree, and the transcript holding only its
+        lines, read from the top: `agent 7 spawned: child task 5`, `step 1 · agent 7` with
+        `[agent 7] Reading.` and its `read calc.py` call, `step 2 · agent 7` with `[agent 7] It
+        subtracts.`, then `agent 7 finished: finished`."""
+        app = tree_app(tmp_path, 6, max_concurrent=1)
+        assert snap_compare(app, terminal_size=WIDE, run_before=larger_tree_one_child_chosen)
 
 
 class TestDecisionQueue:
