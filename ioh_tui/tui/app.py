@@ -29,6 +29,7 @@ from ioh_tui.paths import data_dir
 from ioh_tui.policy import Decision
 from ioh_tui.tui.bridge import EventForwarder, PartsSource, RunPlan, TuiApprover, drive
 from ioh_tui.tui.describe import visible
+from ioh_tui.tui.notify import Style, sequence
 from ioh_tui.tui.resuming import BudgetSpent, Resumer, ResumeRefused, resume_plan
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
@@ -64,6 +65,8 @@ class AppConfig:
     """The demo's parts, when the demo is available (offered on the start screen)."""
     resumer: Resumer | None = None
     """Builds the parts that continue a stored run (None: runs cannot be resumed in the app)."""
+    notify: Style | None = None
+    """The desktop notification sequence for a waiting decision (`tui/notify.py`; None: none)."""
 
 
 class IohApp(App[int]):
@@ -113,6 +116,8 @@ class IohApp(App[int]):
         """The engine's task (the run worker supervises it)."""
         self.bells = 0
         """Bells rung for decisions (tests read it; the terminal hears it)."""
+        self.notified: list[str] = []
+        """The desktop notifications asked of the terminal (tests read it)."""
         self.terminal_title = "ioh-tui"
         """The terminal window title last set."""
         self._pending: RunPlan | None = config.plan
@@ -349,10 +354,13 @@ class IohApp(App[int]):
         return True
 
     def waiting_on_you(self, what: str) -> None:
-        """A decision waits: ring the bell and say so in the terminal title."""
+        """A decision waits: ring the bell, say so in the terminal title, notify if asked to."""
         self.bells += 1
         self.bell()
         self.set_terminal_title(f"ioh-tui — waiting on you: {what}")
+        if self.config.notify is not None:
+            self.notified.append(what)
+            self._write_terminal(sequence(self.config.notify, "ioh-tui: waiting on you", what))
 
     def no_longer_waiting(self) -> None:
         """No decision waits any more."""
@@ -362,10 +370,14 @@ class IohApp(App[int]):
     def set_terminal_title(self, title: str) -> None:
         """Set the terminal window title (OSC 2); a no-op when headless."""
         self.terminal_title, _ = visible(title)
-        # Textual 8.2.8 has no public API for the window title; the driver writes raw output.
+        self._write_terminal(f"\x1b]2;{self.terminal_title}\x07")
+
+    def _write_terminal(self, sequence: str) -> None:
+        # Textual 8.2.8 has no public API for the window title or notifications; the driver
+        # writes raw output. Headless (tests, snapshots) there is no terminal to tell.
         driver = self._driver
         if driver is not None and not self.is_headless:
-            driver.write(f"\x1b]2;{self.terminal_title}\x07")
+            driver.write(sequence)
 
     def action_stop_run(self) -> None:
         """Stop the run now: the engine ends it `cancelled`, keeping every committed step."""

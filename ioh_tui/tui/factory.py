@@ -14,6 +14,7 @@ from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tui.app import AppConfig, IohApp
 from ioh_tui.tui.bridge import PartsSource, RunParts, RunPlan, given
+from ioh_tui.tui.notify import Style
 from ioh_tui.tui.resuming import Resumer
 from ioh_tui.tui.totals import Clock
 
@@ -47,6 +48,7 @@ def make_app(
     clock: Clock | None = None,
     remember_file: Path | None = None,
     resumer: Resumer | None = None,
+    notify: Style | None = None,
 ) -> IohApp:
     """Build the app for one mode.
 
@@ -67,6 +69,7 @@ def make_app(
         remember_file: The default policy file for remembered rules.
         resumer: Builds the parts that continue a stored run from its stored contract (the run
             browser's resume and answers to deferred decisions); None: the app cannot resume.
+        notify: The desktop notification sequence for a waiting decision (None: none).
 
     Returns:
         The app, not yet running.
@@ -91,7 +94,12 @@ def make_app(
             raise ConfigError("resume needs a run id")
         plan = RunPlan(store_path, mode, parts, run_id, decision, overrides)
     config = AppConfig(
-        store_path, plan, clock or time.monotonic, demo=demo_source(), resumer=resumer
+        store_path,
+        plan,
+        clock or time.monotonic,
+        demo=demo_source(),
+        resumer=resumer,
+        notify=notify,
     )
     if remember_file is not None:
         config.remember_file = remember_file

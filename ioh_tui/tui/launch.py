@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,7 @@ def launch(spec: LaunchSpec) -> int:
         ConfigError: The spec is missing what its mode needs (nothing was started).
     """
     from ioh_tui.tui.factory import make_app
+    from ioh_tui.tui.notify import NOTIFY_ENV, notify_style
 
     app = make_app(
         spec.store_path,
@@ -71,6 +73,7 @@ def launch(spec: LaunchSpec) -> int:
         overrides=spec.overrides,
         containment=spec.containment,
         resumer=_resumer(spec),
+        notify=notify_style(os.environ.get(NOTIFY_ENV, "")),
     )
     app.run()
     return app.exit_status
