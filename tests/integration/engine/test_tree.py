@@ -311,9 +311,14 @@ async def test_a_ceiling_raised_while_the_root_waits_on_its_children_lets_the_tr
     assert stored.contract["containment"]["max_total_tokens"] == 9000  # a resume keeps it
 
 
-def test_a_ceiling_raise_must_be_positive() -> None:
-    with pytest.raises(ConfigError):
-        BudgetRaises().raise_to(max_total_tokens=0)
+def test_a_ceiling_raise_is_taken_by_the_tree_only_and_must_be_positive() -> None:
+    raises = BudgetRaises()
+    raises.raise_to(max_total_tokens=5000, max_steps=9)
+    assert raises.take() == {"max_steps": 9}  # the root's checks leave the ceiling waiting
+    assert raises.take(("max_total_tokens",)) == {"max_total_tokens": 5000}
+    assert not raises.waiting
+    with pytest.raises(ConfigError, match="max_total_tokens must be positive"):
+        raises.raise_to(max_total_tokens=0)
 
 
 async def test_a_tree_its_ceiling_stopped_resumes_once_the_ceiling_is_raised(
