@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 
 import psutil
@@ -47,6 +48,8 @@ class ProcessTree:
         self._wrapped = wrapped
         self._since = time.time() - 1.0
         self._seen: dict[int, psutil.Process] = {}
+        self._lock = threading.Lock()
+        """Guards `_seen`: a sample still running in its thread can overlap the final kill's."""
         try:
             self._leader: psutil.Process | None = psutil.Process(leader_pid)
         except psutil.Error:
@@ -62,15 +65,18 @@ class ProcessTree:
         roots: list[psutil.Process] = []
         if self._leader is not None and _alive(self._leader):
             roots.append(self._leader)
-        roots.extend(p for p in self._seen.values() if _alive(p))
+        with self._lock:
+            seen = list(self._seen.values())
+        roots.extend(p for p in seen if _alive(p))
         for root in roots:
             found[root.pid] = root
             with contextlib.suppress(psutil.Error):
                 for child in root.children(recursive=True):
                     found.setdefault(child.pid, child)
-        for pid, proc in found.items():
-            if pid != self.leader_pid:
-                self._seen.setdefault(pid, proc)
+        with self._lock:
+            for pid, proc in found.items():
+                if pid != self.leader_pid:
+                    self._seen.setdefault(pid, proc)
         return [p for p in found.values() if _alive(p)]
 
     def sample(self) -> tuple[int, float]:
@@ -135,7 +141,8 @@ class ProcessTree:
             if not alive:
                 return
             for proc in alive:
-                self._seen.setdefault(proc.pid, proc)
+                with self._lock:
+                    self._seen.setdefault(proc.pid, proc)
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
 
