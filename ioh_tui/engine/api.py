@@ -237,8 +237,9 @@ async def resume(
     last = await store.last_step(run_id)
     for attempt in await store.attempts(run_id, step=last + 1):
         d.journal[(last + 1, attempt["seq"])] = attempt  # the latest attempt per call wins
-    pending = [a for a in await store.approvals(run_id, pending_only=True)]
-    if row.status == "paused" and (paused := await _paused_on(store, run_id, pending, decision)):
+    requests = await store.approvals(run_id)
+    pending = [a for a in requests if a["status"] == "pending"]
+    if row.status == "paused" and (paused := _paused_on(run_id, requests, pending, decision)):
         request, answer = paused
         return await _driven(d, start=last + 1, resumed_from=last, pending=request, decision=answer)
     if row.status == "running":
@@ -271,8 +272,11 @@ def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict
     return {**containment, "max_total_tokens": int(ceiling)}
 
 
-async def _paused_on(
-    store: Store, run_id: int, pending: list[dict[str, Any]], decision: Decision | None
+def _paused_on(
+    run_id: int,
+    requests: list[dict[str, Any]],
+    pending: list[dict[str, Any]],
+    decision: Decision | None,
 ) -> tuple[dict[str, Any], Decision | None] | None:
     """The request a paused run stopped on, and the answer to settle it with.
 
@@ -283,7 +287,6 @@ async def _paused_on(
     """
     if pending:
         return pending[-1], decision
-    requests = await store.approvals(run_id)
     latest = requests[-1] if requests else None
     if latest is None or latest["status"] not in ("approve", "deny"):
         return None

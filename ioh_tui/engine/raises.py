@@ -15,13 +15,13 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine.state import Drive
 
-RAISABLE = ("max_steps", "time_budget_s", "token_budget", "max_total_tokens")
-"""The budgets a supervisor can raise mid-run: the root agent's, and a tree's token ceiling."""
-ROOT_BUDGETS = RAISABLE[:3]
+ROOT_BUDGETS = ("max_steps", "time_budget_s", "token_budget")
 """The root agent's own budgets, taken at the root's budget checks."""
 TREE_CEILING = "max_total_tokens"
-"""The tree's shared ceiling, taken when any agent of the tree commits a step: the root may be
-waiting on its children for most of the run."""
+"""The tree's shared ceiling, taken when any agent of the tree commits a step or spawns: the root
+may be waiting on its children for most of the run."""
+RAISABLE = (*ROOT_BUDGETS, TREE_CEILING)
+"""The budgets a supervisor can raise mid-run: the root agent's, and a tree's token ceiling."""
 
 
 class BudgetRaises:

@@ -81,9 +81,9 @@ class Transcript(VerticalScroll):
         owner = getattr(widget, "agent", agent)
         # Not restyled now (a held block may never be mounted): mounting styles it.
         widget.add_class(f"-of-{owner}" if owner is not None else "-of-root", update=False)
-        if owner is not None and owner not in self._agents:
-            self._agents.add(owner)
-            if self.inline and len(self._agents) > INLINE_AGENTS:
+        if owner is not None and self.inline and owner not in self._agents:
+            self._agents.add(owner)  # counted only until there are too many to show inline
+            if len(self._agents) > INLINE_AGENTS:
                 await self._stop_inline()
         if owner is not None and not self.inline and owner != self.only:
             held = self._held.setdefault(owner, [])
