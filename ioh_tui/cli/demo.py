@@ -9,7 +9,7 @@ import sys
 from ioh_tui.cli.headless import json_observer, progress_observer
 from ioh_tui.cli.options import store_path
 from ioh_tui.demo import demo_parts
-from ioh_tui.engine import RunResult, run_tree
+from ioh_tui.engine import NewRun, Parts, RunResult, start
 from ioh_tui.engine.bus import Observer
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.store import Store
@@ -41,15 +41,17 @@ def demo_headless(args: argparse.Namespace) -> int:
             observers: list[Observer] = (
                 [json_observer(_out)] if args.json else [progress_observer()]
             )
-            return await run_tree(
-                parts.contract,
-                parts.provider,
-                containment=parts.containment,
-                store=store,
-                policy=parts.policy,
-                approver=ReportingApprover(),
-                sandbox=parts.sandbox,
-                observers=observers,
+            request = NewRun(parts.contract, parts.containment)
+            return await start(
+                request,
+                Parts(
+                    parts.provider,
+                    store,
+                    policy=parts.policy,
+                    approver=ReportingApprover(),
+                    sandbox=parts.sandbox,
+                    observers=tuple(observers),
+                ),
             )
 
     result = asyncio.run(main())

@@ -9,7 +9,6 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from ioh_tui.cli.options import (
     budget_overrides,
@@ -26,12 +25,13 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
 from ioh_tui.engine import (
     CancelToken,
+    NewRun,
+    Parts,
+    Resume,
     RunResult,
     TaskContract,
     check_contract,
-    resume,
-    run,
-    run_tree,
+    start,
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
@@ -146,18 +146,16 @@ def exec_command(args: argparse.Namespace) -> int:
     containment = build_containment(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
-        parts: dict[str, Any] = {
-            "store": store,
-            "policy": policy,
-            "approver": approver_for(args.on_approval),
-            "sandbox": sandbox,
-            "observers": _observers(args.json),
-            "cancel": cancel,
-            "driver": driver_options(args),
-        }
-        if containment is not None:
-            return await run_tree(contract, provider, containment=containment, **parts)
-        return await run(contract, provider, **parts)
+        parts = Parts(
+            provider,
+            store,
+            policy=policy,
+            approver=approver_for(args.on_approval),
+            sandbox=sandbox,
+            observers=tuple(_observers(args.json)),
+            cancel=cancel,
+        )
+        return await start(NewRun(contract, containment, driver_options(args)), parts)
 
     return _run_headless(go, args)
 
@@ -183,19 +181,17 @@ def resume_command(args: argparse.Namespace) -> int:
             with_stored_driver(args, row.contract),
             overrides.get("max_retries", stored.max_retries),
         )
+        parts = Parts(
+            provider,
+            store,
+            policy=policy,
+            approver=approver_for(args.on_approval),
+            sandbox=sandbox,
+            observers=tuple(_observers(args.json)),
+            cancel=cancel,
+        )
         try:
-            return await resume(
-                args.run_id,
-                provider,
-                store=store,
-                policy=policy,
-                approver=approver_for(args.on_approval),
-                sandbox=sandbox,
-                observers=_observers(args.json),
-                cancel=cancel,
-                decision=decision,
-                overrides=overrides or None,
-            )
+            return await start(Resume(args.run_id, decision, overrides), parts)
         except ConflictError:
             if decision is None:
                 raise

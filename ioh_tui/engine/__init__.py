@@ -11,6 +11,7 @@ from ioh_tui.engine.contract import (
     load_contract_file,
 )
 from ioh_tui.engine.raises import BudgetRaises
+from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest, start
 from ioh_tui.engine.tree import Containment
 
 __all__ = [
@@ -20,8 +21,12 @@ __all__ = [
     "CancelToken",
     "Containment",
     "EventBus",
+    "NewRun",
     "Observer",
+    "Parts",
+    "Resume",
     "RunCancelled",
+    "RunRequest",
     "RunResult",
     "TaskContract",
     "check_contract",
@@ -30,4 +35,5 @@ __all__ = [
     "resume_with_decision",
     "run",
     "run_tree",
+    "start",
 ]

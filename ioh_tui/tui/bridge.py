@@ -21,12 +21,14 @@ from ioh_tui.engine import (
     BudgetRaises,
     CancelToken,
     Containment,
+    NewRun,
+    Resume,
+    RunRequest,
     RunResult,
     TaskContract,
-    resume,
-    run,
-    run_tree,
+    start,
 )
+from ioh_tui.engine import Parts as EngineParts
 from ioh_tui.policy import ApprovalRequest, Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -193,48 +195,26 @@ async def drive(
                 row = await store.run(plan.run_id)
                 stored = TaskContract.from_dict(row.contract)
                 tell(_context(stored, parts))
-                return await resume(
-                    plan.run_id,
-                    parts.provider,
-                    store=store,
-                    policy=parts.policy,
-                    approver=approver,
-                    sandbox=parts.sandbox,
-                    observers=[forwarder],
-                    cancel=cancel,
-                    raises=raises,
-                    decision=plan.decision,
-                    overrides=plan.overrides,
-                )
-            contract = parts.contract
-            if contract is None:
-                raise ValueError("a new run needs a task contract")
-            tell(_context(contract, parts))
-            containment = getattr(parts, "containment", None)
-            if isinstance(containment, Containment):
-                return await run_tree(
-                    contract,
-                    parts.provider,
-                    store=store,
-                    containment=containment,
-                    policy=parts.policy,
-                    approver=approver,
-                    sandbox=parts.sandbox,
-                    observers=[forwarder],
-                    cancel=cancel,
-                    raises=raises,
-                )
-            return await run(
-                contract,
+                request: RunRequest = Resume(plan.run_id, plan.decision, plan.overrides or {})
+            else:
+                contract = parts.contract
+                if contract is None:
+                    raise ValueError("a new run needs a task contract")
+                tell(_context(contract, parts))
+                containment = getattr(parts, "containment", None)
+                tree = containment if isinstance(containment, Containment) else None
+                request = NewRun(contract, tree)
+            engine_parts = EngineParts(
                 parts.provider,
-                store=store,
+                store,
                 policy=parts.policy,
                 approver=approver,
                 sandbox=parts.sandbox,
-                observers=[forwarder],
+                observers=(forwarder,),
                 cancel=cancel,
                 raises=raises,
             )
+            return await start(request, engine_parts)
         finally:
             await parts.provider.aclose()
 
