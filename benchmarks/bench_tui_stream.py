@@ -107,13 +107,26 @@ async def probe(lags: list[float], stop: asyncio.Event) -> None:
 
 
 async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[float], int]:
-    from ioh_tui.tui.factory import make_app
+    from textual.message import Message
 
-    app = make_app(db, mode="run", contract=contract(root), provider=model, sandbox=select("floor"))
+    from ioh_tui.engine import NewRun
+    from ioh_tui.tui.app_run import AppRun
+    from ioh_tui.tui.factory import make_app
+    from ioh_tui.tui.messages import EngineEventMessage
+
+    run = AppRun(NewRun(contract(root)), model, sandbox=select("floor"))
+    app = make_app(db, run)
     app.animation_level = "none"
     lags: list[float] = []
     stop = asyncio.Event()
-    async with app.run_test(size=(120, 40)) as pilot:
+    events = 0
+
+    def count(message: Message) -> None:
+        # The engine's events as the run screen takes them (the app keeps no count of its own).
+        nonlocal events
+        events += isinstance(message, EngineEventMessage)
+
+    async with app.run_test(size=(120, 40), message_hook=count) as pilot:
         started = time.perf_counter()
         prober = asyncio.create_task(probe(lags, stop))
         await app.workers.wait_for_complete()
@@ -122,7 +135,6 @@ async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[
         elapsed = time.perf_counter() - started
         stop.set()
         await prober
-        events = app.run_screen.events_seen
         await pilot.pause()
     return elapsed, lags, events
 

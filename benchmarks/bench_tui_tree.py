@@ -25,13 +25,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from textual import events
 
-from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.engine import Containment, NewRun, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.widgets import agent_tree
 
 CHILDREN = 100
 MAX_CONCURRENT = 10
@@ -66,20 +68,20 @@ def tree_app(tmp: Path, children: int = CHILDREN) -> IohApp:
             "agents": {"child task": child},
         }
     )
-    app = make_app(
-        tmp / "store.db",
-        contract=TaskContract.workspace("split the work", root),
-        provider=ScriptedProvider(scenario),
-        policy=Policy.permissive(),
-        sandbox=select("floor"),
-        containment=Containment(
-            max_total_agents=children + 1,
-            max_concurrent=MAX_CONCURRENT,
-            max_depth=1,
-            max_total_tokens=10_000_000,
-        ),
+    containment = Containment(
+        max_total_agents=children + 1,
+        max_concurrent=MAX_CONCURRENT,
+        max_depth=1,
+        max_total_tokens=10_000_000,
+    )
+    run = AppRun(
+        NewRun(TaskContract.workspace("split the work", root), containment),
+        ScriptedProvider(scenario),
+        Policy.permissive(),
+        select("floor"),
         label="bench",
     )
+    app = make_app(tmp / "store.db", run)
     app.animation_level = "none"
     return app
 
@@ -93,6 +95,7 @@ async def measure(
     and its cursor moves down, and back up from the bottom).
     """
     app = tree_app(tmp, children)
+    labels = LabelCount()
     latencies: list[float] = []
     missed = 0
     step = "down"
@@ -111,7 +114,7 @@ async def measure(
         def where() -> object:
             return tree.cursor_line if keys == "tree" else app.focused
 
-        while app.running or app.engine is None:
+        while app.running or app.supervisor.engine is None:
             if keys == "tree":
                 if tree.last_line < 1:  # nothing to move to yet
                     await asyncio.sleep(PRESS_GAP_S)
@@ -140,11 +143,40 @@ async def measure(
         await app.workers.wait_for_complete()
         elapsed = time.perf_counter() - started
         await pilot.pause(0.2)
-        shown, redraws = len(tree.nodes_by_agent), tree.redraws
+        shown, redraws = len(tree.nodes_by_agent), labels.drawn
+        labels.close()
         outcome = app.result.outcome if app.result is not None else "?"
     if missed:
         print(f"presses that moved nothing (not counted): {missed}")
     return latencies, elapsed, shown, redraws, outcome
+
+
+class LabelCount:
+    """Counts the tree's label redraws: every label the tree draws is made by one of two functions.
+
+    The tree keeps no count of its own (nothing in the app needs one); the functions are wrapped
+    for the length of the bench.
+    """
+
+    NAMES = ("agent_label", "root_label")
+
+    def __init__(self) -> None:
+        self.drawn = 0
+        self._made = {name: getattr(agent_tree, name) for name in self.NAMES}
+        for name, made in self._made.items():
+            setattr(agent_tree, name, self._counting(made))
+
+    def close(self) -> None:
+        """Put the functions back."""
+        for name, made in self._made.items():
+            setattr(agent_tree, name, made)
+
+    def _counting(self, made: Any) -> Any:
+        def label(*args: Any) -> Any:
+            self.drawn += 1
+            return made(*args)
+
+        return label
 
 
 def percentile(values: list[float], q: float) -> float:

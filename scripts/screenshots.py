@@ -130,7 +130,7 @@ async def start_screen(out: Path, tmp: Path) -> None:
     """The start screen over a store with a deferred decision and finished runs."""
     from ioh_tui.tui.factory import make_app
 
-    app = make_app(await stored_history(tmp), mode="start")
+    app = make_app(await stored_history(tmp))
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -143,7 +143,7 @@ async def demo(out: Path, tmp: Path) -> None:
     from ioh_tui.tui.screens.approval import ApprovalModal
     from ioh_tui.tui.screens.help import HelpScreen
 
-    app = make_app(tmp / "store.db", mode="demo")
+    app = make_app(tmp / "store.db", demo=True)
     app.animation_level = "none"
     async with app.run_test(size=WIDE_DEMO) as pilot:
         screen = app.run_screen
@@ -174,7 +174,7 @@ async def demo_narrow(out: Path, tmp: Path) -> None:
     from ioh_tui.tui.factory import make_app
     from ioh_tui.tui.screens.approval import ApprovalModal
 
-    app = make_app(tmp / "store.db", mode="demo")
+    app = make_app(tmp / "store.db", demo=True)
     app.animation_level = "none"
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, is_screen(app, ApprovalModal))
@@ -193,7 +193,7 @@ async def decision_queue(out: Path, tmp: Path) -> None:
         screen = app.run_screen
         assert screen is not None
         await until(pilot, is_screen(app, ApprovalModal))
-        await until(pilot, lambda: len(screen.asks) == 3)
+        await until(pilot, lambda: len(screen.desk.asks) == 3)
         await pilot.press("w")
         await until(pilot, is_screen(app, DecisionQueueScreen))
         await pilot.pause()
@@ -261,7 +261,7 @@ async def run_browser_and_trace(out: Path, tmp: Path) -> None:
     from ioh_tui.tui.screens.runs import RunBrowserScreen
     from ioh_tui.tui.screens.trace import TraceScreen
 
-    app = make_app(await stored_history(tmp), mode="start")
+    app = make_app(await stored_history(tmp))
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
@@ -287,7 +287,12 @@ async def tree_100(out: Path, tmp: Path) -> None:
         screen = app.run_screen
         assert screen is not None
         tree = screen.agent_tree
-        await until(pilot, lambda: len(tree.nodes_by_agent) >= 30 and tree.queued_shown() > 0)
+        await until(
+            pilot,
+            lambda: (
+                len(tree.nodes_by_agent) >= 30 and any(n.data is None for n in tree.root.children)
+            ),
+        )
         await shoot(app, pilot, out, "tree-100-agents")
         running = [
             a for a, row in tree.rows.items() if row.state == "running" and a in tree.nodes_by_agent

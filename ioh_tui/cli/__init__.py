@@ -142,42 +142,30 @@ def _app(args: argparse.Namespace) -> int:
         store_path,
         stored_provider,
     )
-    from ioh_tui.engine import check_contract
+    from ioh_tui.engine import NewRun, Resume, check_contract
     from ioh_tui.policy import Decision
-    from ioh_tui.tui.launch import LaunchSpec, launch
+    from ioh_tui.tui.launch import AppRun, launch
 
     store = store_path(args)
     if args.command == "run":
         contract, contract_policy = build_contract(args)
         check_contract(contract)
-        spec = LaunchSpec(
-            store,
-            "run",
-            contract=contract,
-            provider=build_provider(args, contract.max_retries),
-            policy=build_policy(args, contract_policy),
-            sandbox=build_sandbox(args),
-            containment=build_containment(args),
-        )
-    elif args.command == "resume":
+        # Built in the order the options were always checked (the first bad one is reported).
+        provider = build_provider(args, contract.max_retries)
+        policy = build_policy(args, contract_policy)
+        sandbox = build_sandbox(args)
+        run = AppRun(NewRun(contract, build_containment(args)), provider, policy, sandbox)
+        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
+    if args.command == "resume":
         decision = None
         if args.decide == "approve":
             decision = Decision.approve()
         elif args.decide == "deny":
             decision = Decision.deny(args.reason or "denied by the operator")
-        spec = LaunchSpec(
-            store,
-            "resume",
-            provider=resume_provider(args, store),
-            policy=build_policy(args, None) if args.policy else None,
-            sandbox=build_sandbox(args),
-            run_id=args.run_id,
-            decision=decision,
-            overrides=budget_overrides(args) or None,
-        )
-    elif args.command == "demo":
-        spec = LaunchSpec(store, "demo")
-    else:
-        spec = LaunchSpec(store, "start")
-    spec.stored_provider = stored_provider
-    return launch(spec)
+        provider = resume_provider(args, store)
+        stored_policy = build_policy(args, None) if args.policy else None
+        sandbox = build_sandbox(args)
+        request = Resume(args.run_id, decision, budget_overrides(args))
+        run = AppRun(request, provider, stored_policy, sandbox)
+        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
+    return launch(store, demo=args.command == "demo", stored_provider=stored_provider)

@@ -1,15 +1,24 @@
-"""Past runs in plain words: each run's state, the browser's filters, and whether it can resume.
+"""Past runs: the one read model of the store for every screen, and the rules in plain words.
 
-Pure functions with no Textual import, so the rules are unit-tested without running an app.
+`History` is what the start screen, the run browser, the decision queue and the trace view read
+(and the queue answers) through: each call opens the store once and closes it. The rest are pure
+functions: each run's state, the browser's filters, and whether a run can resume. No Textual
+here, so the rules are unit-tested without running an app.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from ioh_tui.core.acts import Act
+from ioh_tui.core.errors import IohError
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.policy import ApprovalRequest, Decision
+from ioh_tui.store import Store
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.totals import Budget
 
@@ -167,3 +176,166 @@ def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
 def started(timestamp: str) -> str:
     """A stored timestamp (`2025-01-02T03:04:05.678Z`, UTC) as `2025-01-02 03:04`."""
     return timestamp[:16].replace("T", " ")
+
+
+# -- the read model ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything the trace view shows of one run."""
+
+    run: RunRow
+    state: str
+    """Where it stands (`history.run_state`)."""
+    steps: list[dict[str, Any]]
+    calls: list[dict[str, Any]]
+    approvals: list[dict[str, Any]]
+    refusals: list[dict[str, Any]]
+    """Acts the policy refused outright (they never reached a person)."""
+    gates: list[dict[str, Any]]
+    provider_calls: list[dict[str, Any]]
+    children: list[RunRow]
+    cost: float | None
+    """Dollars, when the provider reported any."""
+
+
+async def _trace(store: Store, run_id: int) -> Trace:
+    run = await store.run(run_id)
+    steps = await store.steps(run_id)
+    costs = [s["cost_usd"] for s in steps if s["cost_usd"] is not None]
+    return Trace(
+        run=run,
+        state=run_state(run, await store.driven_runs()),
+        steps=steps,
+        calls=await store.tool_calls(run_id),
+        approvals=await store.approvals(run_id),
+        refusals=[e for e in await store.policy_events(run_id) if e["kind"] == "refusal"],
+        gates=await store.gate_attempts(run_id),
+        provider_calls=await store.provider_calls(run_id),
+        children=await store.children(run_id),
+        cost=sum(costs) if costs else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Front:
+    """What the start screen lists."""
+
+    pending: list[dict[str, Any]]
+    """Pending (deferred) decisions across runs."""
+    recent: list[RunRow]
+    """Recent root runs, newest first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Browse:
+    """What the run browser lists."""
+
+    runs: list[RunRow]
+    """Root runs, newest first."""
+    states: dict[int, str]
+    """Each run's state (`run_state`)."""
+    costs: dict[int, float]
+    """Each run's cost, when known."""
+    pending: dict[int, list[dict[str, Any]]]
+    """Pending decision requests per run."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAsk:
+    """A pending decision in the store, with where its run stands."""
+
+    row: dict[str, Any]
+    """Its `approvals` row."""
+    run: RunRow
+    """The run that asked it."""
+    root_driven: bool
+    """Whether a live driver holds the run's root now."""
+
+    @property
+    def root(self) -> int:
+        """The root run of the run that asked."""
+        return self.run.root_run_id or self.run.id
+
+
+class NoStore(IohError):
+    """There is no store at the path (nothing was ever run with it)."""
+
+
+class History:
+    """The store as the screens read it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        """The SQLite store."""
+
+    async def _exists(self) -> bool:
+        return await asyncio.to_thread(self.path.exists)
+
+    async def front(self, limit: int) -> Front:
+        """Pending decisions and the `limit` most recent root runs (none without a store)."""
+        if not await self._exists():
+            return Front([], [])
+        async with Store.open(self.path) as store:
+            pending = await store.approvals(pending_only=True)
+            return Front(pending, await store.runs(limit=limit, roots_only=True))
+
+    async def browse(self, limit: int) -> Browse:
+        """The `limit` most recent root runs with their states, costs and pending decisions."""
+        if not await self._exists():
+            return Browse([], {}, {}, {})
+        async with Store.open(self.path) as store:
+            runs = await store.runs(limit=limit, roots_only=True)
+            driven = await store.driven_runs()
+            costs = await store.run_costs()
+            pending: dict[int, list[dict[str, Any]]] = {}
+            for row in await store.approvals(pending_only=True):
+                pending.setdefault(int(row["run_id"]), []).append(row)
+        return Browse(runs, {run.id: run_state(run, driven) for run in runs}, costs, pending)
+
+    async def asks(self) -> list[StoredAsk]:
+        """Every pending decision in the store, oldest first, with its run."""
+        if not await self._exists():
+            return []
+        asks: list[StoredAsk] = []
+        async with Store.open(self.path) as store:
+            driven = await store.driven_runs()
+            runs: dict[int, RunRow] = {}  # a tree's children often ask together
+            for row in await store.approvals(pending_only=True):
+                run_id = int(row["run_id"])
+                if run_id not in runs:
+                    runs[run_id] = await store.run(run_id)
+                run = runs[run_id]
+                asks.append(StoredAsk(row, run, (run.root_run_id or run.id) in driven))
+        return asks
+
+    async def trace(self, run_id: int) -> Trace:
+        """One run's trace.
+
+        Raises:
+            NoStore: There is no store.
+            ResumeError: There is no such run.
+        """
+        if not await self._exists():
+            raise NoStore(f"no store at {self.path}")
+        async with Store.open(self.path) as store:
+            return await _trace(store, run_id)
+
+    async def answer(
+        self,
+        request_ids: Sequence[int],
+        *,
+        status: Literal["approve", "deny"],
+        by: str,
+        reason: str | None = None,
+        remembered: Sequence[str] = (),
+    ) -> int:
+        """Answer stored requests (the first answer to each wins); how many this answer took."""
+        landed = 0
+        async with Store.open(self.path) as store:
+            for request_id in request_ids:
+                landed += await store.resolve_approval(
+                    request_id, status=status, by=by, reason=reason, remembered=list(remembered)
+                )
+        return landed

@@ -1,4 +1,4 @@
-"""Resuming a stored run from the app: check it can be resumed, then build its plan.
+"""Resuming a stored run from the app: check it can be resumed, then build the run.
 
 The provider of a stored run is built by a `Resumer` the app is given: the command line builds it
 from the run's stored driver options and the environment's keys; tests give a scripted model.
@@ -8,19 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ioh_tui.core.errors import IohError, ResumeError
-from ioh_tui.policy import Decision
+from ioh_tui.engine import Resume
 from ioh_tui.store import Store
-from ioh_tui.tui.bridge import PartsSource, RunPlan
+from ioh_tui.tui.app_run import AppRun, Resumer
 from ioh_tui.tui.history import resume_refusal, run_state, stopping_budget
 from ioh_tui.tui.totals import Budget
-
-Resumer = Callable[[dict[str, Any]], PartsSource]
-"""Builds the parts that continue a stored run, from the run's stored contract (a dict)."""
 
 
 class ResumeRefused(Exception):
@@ -35,29 +30,23 @@ class BudgetSpent(ResumeRefused):
         self.budget = budget
 
 
-async def resume_plan(
-    store_path: Path,
-    run_id: int,
-    decision: Decision | None,
-    resumer: Resumer,
-    overrides: dict[str, Any] | None = None,
-) -> RunPlan:
-    """The plan that resumes `run_id`, after checking it can be resumed.
+async def resumed_run(store_path: Path, request: Resume, resumer: Resumer) -> AppRun:
+    """The run that resumes `request.run_id`, after checking it can be resumed.
 
     Args:
         store_path: The store.
-        run_id: The run to resume.
-        decision: The answer to its pending decision, if one is given.
-        resumer: Builds the run's parts from its stored contract.
-        overrides: Budgets raised for this resume (a budget-stopped run needs one).
+        request: The run, the answer to its pending decision if one is given, and the budgets
+            raised for this resume (a budget-stopped run needs one).
+        resumer: Builds the run from the request and the run's stored contract.
 
     Returns:
-        A `resume` plan for the run worker.
+        The run for the app's run worker.
 
     Raises:
         BudgetSpent: The run stopped at a budget that `overrides` does not raise.
         ResumeRefused: The run cannot be resumed (finished, running, no such run, no provider).
     """
+    run_id, decision, overrides = request.run_id, request.decision, dict(request.overrides)
     if not await asyncio.to_thread(store_path.exists):
         raise ResumeRefused(f"There is no store at {store_path}.")
     try:
@@ -76,8 +65,7 @@ async def resume_plan(
             raise BudgetSpent(refusal, budget)
         raise ResumeRefused(refusal)
     try:
-        parts = resumer(run.contract)
+        return resumer(request, run.contract)
     except (IohError, ValueError) as exc:
         # Provider set-up errors name variables and options, never a key's value.
         raise ResumeRefused(f"Cannot resume run {run_id}: {exc}") from None
-    return RunPlan(store_path, "resume", parts, run_id, decision, overrides)

@@ -1,20 +1,17 @@
 """One stored run's trace, read from the store and put in words for the trace view's tables.
 
-No Textual here: `load_trace` reads, the `*_rows` functions word, and the screen only lays out.
+No Textual here: `History.trace` reads, the `*_rows` functions word, and the screen only lays out.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.store import Store
-from ioh_tui.store.db import RunRow
 from ioh_tui.tui.describe import money, one_line, tokens, tool_line
-from ioh_tui.tui.history import run_state, started
+from ioh_tui.tui.history import Trace, started
 
 Row = tuple[str, ...]
 
@@ -35,44 +32,6 @@ DECIDERS = {
     "queue": "the queue (answered together)",
 }
 """Who answered (`approvals.decided_by`), in words."""
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """Everything the trace view shows of one run."""
-
-    run: RunRow
-    state: str
-    """Where it stands (`history.run_state`)."""
-    steps: list[dict[str, Any]]
-    calls: list[dict[str, Any]]
-    approvals: list[dict[str, Any]]
-    refusals: list[dict[str, Any]]
-    """Acts the policy refused outright (they never reached a person)."""
-    gates: list[dict[str, Any]]
-    provider_calls: list[dict[str, Any]]
-    children: list[RunRow]
-    cost: float | None
-    """Dollars, when the provider reported any."""
-
-
-async def load_trace(store: Store, run_id: int) -> Trace:
-    """Read one run's trace (`ResumeError` when there is no such run)."""
-    run = await store.run(run_id)
-    steps = await store.steps(run_id)
-    costs = [s["cost_usd"] for s in steps if s["cost_usd"] is not None]
-    return Trace(
-        run=run,
-        state=run_state(run, await store.driven_runs()),
-        steps=steps,
-        calls=await store.tool_calls(run_id),
-        approvals=await store.approvals(run_id),
-        refusals=[e for e in await store.policy_events(run_id) if e["kind"] == "refusal"],
-        gates=await store.gate_attempts(run_id),
-        provider_calls=await store.provider_calls(run_id),
-        children=await store.children(run_id),
-        cost=sum(costs) if costs else None,
-    )
 
 
 def header(trace: Trace) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.screens.batch import BatchModal
@@ -44,7 +45,7 @@ async def queue_marked(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, IohApp)
     await modal(pilot)
-    await until(pilot, lambda: len(run_screen(app).asks) == 3)
+    await until(pilot, lambda: len(run_screen(app).desk.asks) == 3)
     await pilot.press("w")
     await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
     await pilot.pause()
@@ -120,7 +121,7 @@ class TestDecisionQueue:
             await pilot.press("A")
             await until(pilot, lambda: isinstance(pilot.app.screen, BatchModal))
             await pilot.pause()
-            pilot.app.screen.query_one("#batch-input").cursor_blink = False  # type: ignore[attr-defined]
+            pilot.app.screen.query_one("#batch-input", Input).cursor_blink = False
 
         app = writers_app(tmp_path, 3, stagger_ms=300)
         assert snap_compare(app, terminal_size=WIDE, run_before=batch)

@@ -29,7 +29,7 @@ def history_app(tmp_path: Path) -> IohApp:
     """The start screen over the stored history, with fixed timestamps and paths."""
     db = asyncio.run(history(tmp_path))
     normalise(db, tmp_path)
-    app = make_app(db, mode="start")
+    app = make_app(db)
     app.animation_level = "none"
     return app
 

@@ -106,7 +106,7 @@ class TestStartScreen:
         """You should see the start screen saying no model is configured and naming the three
         key/model variable pairs, empty tables (`nothing is waiting on you`, `no runs yet`) and
         the commands to start or resume a run."""
-        app = make_app(tmp_path / "none.db", mode="start")
+        app = make_app(tmp_path / "none.db")
 
         async def loaded(pilot: Pilot[Any]) -> None:
             await pilot.app.workers.wait_for_complete()

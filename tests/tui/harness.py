@@ -9,13 +9,15 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from ioh_tui.engine import TaskContract
+from ioh_tui.engine import NewRun, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.notify import Style
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.verification import Command, Criterion
@@ -57,6 +59,17 @@ def scripted(*turns: dict[str, Any]) -> ScriptedProvider:
     return ScriptedProvider(parse_scenario({"model": "test-model", "turns": list(turns)}))
 
 
+class Terminal:
+    """A terminal that keeps every escape sequence the app writes to it, in order."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+
+    def write(self, sequence: str) -> None:
+        """Keep one sequence."""
+        self.written.append(sequence)
+
+
 def build(
     tmp_path: Path,
     *turns: dict[str, Any],
@@ -66,6 +79,8 @@ def build(
     max_steps: int | None = None,
     token_budget: int | None = None,
     clock: Callable[[], float] = fixed_clock,
+    terminal: Terminal | None = None,
+    notify: Style | None = None,
 ) -> IohApp:
     """The app over a scripted run of the calc project, built by the CLI's factory."""
     project = calc_project(tmp_path / "project")
@@ -74,16 +89,20 @@ def build(
         contract = contract.with_max_steps(max_steps)
     if token_budget is not None:
         contract = contract.with_token_budget(token_budget)
+    run = AppRun(
+        NewRun(contract),
+        provider or scripted(*turns),
+        policy,
+        select("floor"),
+        label="scripted test model",
+    )
     app = make_app(
         tmp_path / "store.db",
-        mode="run",
-        contract=contract,
-        provider=provider or scripted(*turns),
-        policy=policy,
-        sandbox=select("floor"),
+        run,
         clock=clock,
-        label="scripted test model",
         remember_file=tmp_path / "remembered.toml",
+        terminal=terminal,
+        notify=notify,
     )
     app.animation_level = "none"
     return app
@@ -118,5 +137,7 @@ async def finished(pilot: Pilot[Any]) -> None:
     await pilot.app.workers.wait_for_complete()
     app = pilot.app
     assert isinstance(app, IohApp)
-    await until(pilot, lambda: run_screen(app).outcome is not None or app.error is not None)
+    await until(
+        pilot, lambda: run_screen(app).outcome is not None or app.supervisor.error is not None
+    )
     await pilot.pause()

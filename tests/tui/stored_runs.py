@@ -13,12 +13,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.engine import Containment, TaskContract, run, run_tree
+from ioh_tui.engine import Containment, Resume, TaskContract, run, run_tree
 from ioh_tui.policy import ApproveAll, DeferAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
+from ioh_tui.tui.app_run import AppRun, Resumer
 from tests.tui.harness import CHECK, FIX_CALC, READ_CALC, USAGE, calc_project, scripted
 
 READ_README = {"name": "read_file", "arguments": {"path": "README.md"}}
@@ -119,11 +120,10 @@ def normalise(db: Path, tmp_path: Path) -> None:
             )
 
 
-def resumer_with(*turns: dict[str, Any]) -> Any:
+def resumer_with(*turns: dict[str, Any]) -> Resumer:
     """A resumer for the app: a scripted model playing `turns`, in the floor sandbox."""
-    from ioh_tui.tui.bridge import RunParts, given
 
-    def parts(contract: dict[str, Any]) -> Any:
-        return given(RunParts(scripted(*turns), sandbox=select("floor")))
+    def resumed(request: Resume, contract: dict[str, Any]) -> AppRun:
+        return AppRun(request, scripted(*turns), sandbox=select("floor"))
 
-    return parts
+    return resumed

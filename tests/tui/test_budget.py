@@ -134,7 +134,7 @@ async def test_a_tree_its_ceiling_stopped_resumes_from_the_app_with_a_higher_one
     assert stopped.outcome == "cost_budget_exceeded"
     # The scripted model plays the root's turns by step: step 2 fixes calc.py.
     resumer = resumer_with({"text": "(step 1 is in the store)"}, {"tool_calls": [FIX_CALC]})
-    app = make_app(db, mode="start", resumer=resumer)
+    app = make_app(db, resumer=resumer)
     app.animation_level = "none"
     async with app.run_test(size=(120, 36)) as pilot:
         await app.workers.wait_for_complete()

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.message import Message
 from textual.widgets import Input, TextArea
 
 from ioh_tui.policy import load_policy_file
 from ioh_tui.store import Store
+from ioh_tui.tui.messages import WaitingChanged
+from ioh_tui.tui.notify import BELL, title_sequence
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.widgets.diff_view import DiffView
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -15,6 +18,7 @@ from tests.tui.harness import (
     FIX_CALC,
     FIXED,
     USAGE,
+    Terminal,
     build,
     finished,
     modal,
@@ -82,8 +86,14 @@ async def test_e_rewrites_in_place_and_the_rewritten_content_is_written(tmp_path
 async def test_a_remembers_an_edited_pattern_for_the_run_so_the_next_ask_does_not_come(
     tmp_path: Path,
 ) -> None:
+    terminal = Terminal()
     app = build(
-        tmp_path, write("a.txt", "1"), write("b.txt", "2"), {"text": "done"}, criterion=None
+        tmp_path,
+        write("a.txt", "1"),
+        write("b.txt", "2"),
+        {"text": "done"},
+        criterion=None,
+        terminal=terminal,
     )
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await modal(pilot)
@@ -92,7 +102,8 @@ async def test_a_remembers_an_edited_pattern_for_the_run_so_the_next_ask_does_no
         assert pattern.has_focus and pattern.value == "a.txt"
         await pilot.press("ctrl+u", *"*.txt", "enter")
         await finished(pilot)
-        assert app.bells == 1  # one ask only: the remembered rule allowed b.txt
+        # One ask only: the remembered rule allowed b.txt.
+        assert terminal.written.count(BELL) == 1
     assert app.result is not None and app.result.remembered == ("write allow *.txt",)
     assert (tmp_path / "project" / "b.txt").read_text() == "2"
 
@@ -150,18 +161,29 @@ async def test_d_defers_and_the_run_pauses_awaiting_approval(tmp_path: Path) -> 
 
 
 async def test_waiting_on_you_outranks_every_status_and_rings_the_bell(tmp_path: Path) -> None:
-    app = build(tmp_path, {"tool_calls": [FIX_CALC], "usage": USAGE})
-    async with app.run_test(size=(100, 30)) as pilot:
+    terminal = Terminal()
+    app = build(tmp_path, {"tool_calls": [FIX_CALC], "usage": USAGE}, terminal=terminal)
+    messages: list[Message] = []
+    waiting = title_sequence("ioh-tui — waiting on you: write calc.py")
+    async with app.run_test(size=(100, 30), message_hook=messages.append) as pilot:
         await modal(pilot)
         status = run_screen(app).status
         status.activity = "verifying"
         assert status.status == "⏸ waiting on you: write calc.py"
         assert status.has_class("-waiting")
-        assert app.bells == 1 and app.terminal_title == "ioh-tui — waiting on you: write calc.py"
+        await until(pilot, lambda: waiting in terminal.written)
+        assert terminal.written == [BELL, waiting]
         await pilot.press("y")
         await until(pilot, lambda: not status.waiting)
-        assert "waiting" not in app.terminal_title
+        await until(pilot, lambda: len(terminal.written) > 2)
+        retitled = terminal.written[2]
+        assert retitled.startswith(title_sequence("")[:4]) and "waiting" not in retitled
         await finished(pilot)
+    # A message is seen where it is posted and again where it bubbles to (the app): once each.
+    changes = [
+        m.what for m in {id(m): m for m in messages if isinstance(m, WaitingChanged)}.values()
+    ]
+    assert changes == ["write calc.py", None]
 
 
 async def test_an_answer_from_elsewhere_closes_the_modal(tmp_path: Path) -> None:

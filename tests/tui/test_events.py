@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ioh_tui.core import events as ev
-from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.engine import Containment, NewRun, TaskContract
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
+from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -64,13 +65,13 @@ async def test_sub_agents_are_labelled_and_do_not_move_the_root_meters(tmp_path:
             },
         }
     )
-    app = make_app(
-        tmp_path / "store.db",
-        contract=TaskContract.workspace("survey then finish", project),
-        provider=ScriptedProvider(scenario),
+    containment = Containment(max_total_agents=2, max_concurrent=2, max_depth=1)
+    run = AppRun(
+        NewRun(TaskContract.workspace("survey then finish", project), containment),
+        ScriptedProvider(scenario),
         sandbox=select("floor"),
-        containment=Containment(max_total_agents=2, max_concurrent=2, max_depth=1),
     )
+    app = make_app(tmp_path / "store.db", run)
     app.animation_level = "none"
     async with app.run_test(size=(100, 30)) as pilot:
         await finished(pilot)

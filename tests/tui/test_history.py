@@ -179,17 +179,16 @@ def test_every_app_the_cli_opens_can_resume(
 ) -> None:
     import ioh_tui.tui.launch as launch_module
     from ioh_tui.cli import main
-    from ioh_tui.tui.launch import LaunchSpec
 
-    specs: list[LaunchSpec] = []
+    specs: list[dict[str, Any]] = []
 
-    def capture(spec: LaunchSpec) -> int:
-        specs.append(spec)
+    def capture(store_path: Path, run: Any = None, **options: Any) -> int:
+        specs.append(options)
         return 0
 
     monkeypatch.setattr(launch_module, "launch", capture)
     assert main(["--store", str(tmp_path / "s.db")]) == 0
-    assert specs[0].stored_provider is stored_provider
+    assert specs[0]["stored_provider"] is stored_provider
 
 
 def test_resume_in_the_app_continues_with_the_stored_provider(
@@ -197,7 +196,8 @@ def test_resume_in_the_app_continues_with_the_stored_provider(
 ) -> None:
     import ioh_tui.tui.launch as launch_module
     from ioh_tui.cli import main
-    from ioh_tui.tui.launch import LaunchSpec
+    from ioh_tui.engine import Resume
+    from ioh_tui.tui.launch import AppRun
 
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps({"model": "stored-model", "turns": []}))
@@ -206,16 +206,16 @@ def test_resume_in_the_app_continues_with_the_stored_provider(
     db = tmp_path / "s.db"
     exec_args = ["exec", "look", "--workspace", str(project), "--provider", "scripted"]
     assert main(["--store", str(db), *exec_args, "--scenario", str(scenario)]) == 0
-    specs: list[LaunchSpec] = []
+    runs: list[AppRun] = []
 
-    def capture(spec: LaunchSpec) -> int:
-        specs.append(spec)
+    def capture(store_path: Path, run: AppRun, **options: Any) -> int:
+        runs.append(run)
         return 0
 
     monkeypatch.setattr(launch_module, "launch", capture)
     assert main(["resume", "1", "--store", str(db)]) == 0
-    assert specs[0].provider is not None
-    assert (specs[0].provider.name, specs[0].provider.model) == ("scripted", "stored-model")
+    assert runs[0].request == Resume(1)
+    assert (runs[0].provider.name, runs[0].provider.model) == ("scripted", "stored-model")
     capsys.readouterr()
     # A workspace that is not the run's, or a run that does not exist: one line, status 2.
     assert main(["resume", "1", "--store", str(db), "--workspace", str(tmp_path)]) == 2

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.tui.notify import NOTIFY_ENV, Style, notify_style, sequence
+from ioh_tui.tui.notify import BELL, NOTIFY_ENV, Style, notify_style, sequence
 from tests.integration.cli.test_exec import ioh
-from tests.tui.harness import FIX_CALC, USAGE, build, finished, modal
+from tests.tui.harness import FIX_CALC, USAGE, Terminal, build, finished, modal, until
 
 
 def test_the_variable_names_one_of_two_sequences_or_nothing() -> None:
@@ -34,13 +34,21 @@ def test_a_target_cannot_end_the_sequence_or_start_another() -> None:
 
 
 async def test_a_waiting_decision_is_notified_only_when_asked_for(tmp_path: Path) -> None:
-    cases: list[tuple[Style | None, list[str]]] = [(None, []), ("osc777", ["write calc.py"])]
+    said = sequence("osc777", "ioh-tui: waiting on you", "write calc.py")
+    cases: list[tuple[Style | None, list[str]]] = [(None, []), ("osc777", [said])]
     for notify, expected in cases:
-        app = build(tmp_path / str(notify), {"tool_calls": [FIX_CALC], "usage": USAGE})
-        app.config.notify = notify
+        terminal = Terminal()
+        app = build(
+            tmp_path / str(notify),
+            {"tool_calls": [FIX_CALC], "usage": USAGE},
+            terminal=terminal,
+            notify=notify,
+        )
         async with app.run_test(size=(100, 30)) as pilot:
             await modal(pilot)
-            assert app.notified == expected
+            await until(pilot, lambda t=terminal: BELL in t.written)  # type: ignore[misc]
+            notified = [s for s in terminal.written if s.startswith(("\x1b]9;", "\x1b]777;"))]
+            assert notified == expected
             await pilot.press("y")
             await finished(pilot)
 

@@ -35,7 +35,7 @@ from tests.tui.stored_runs import history, resumer_with
 async def open_queue_with(app: IohApp, pilot: Any, asks: int) -> DecisionQueueScreen:
     """Wait until `asks` decisions wait, then open the queue from the modal with w."""
     shown = await modal(pilot)
-    await until(pilot, lambda: len(run_screen(app).asks) == asks)
+    await until(pilot, lambda: len(run_screen(app).desk.asks) == asks)
     assert shown.waiting == asks
     await pilot.press("w")
     await until(pilot, lambda: isinstance(app.screen, DecisionQueueScreen))
@@ -79,7 +79,7 @@ async def test_similar_asks_of_three_agents_are_approved_with_one_suggested_rule
         assert isinstance(batch, BatchModal)
         assert batch.query_one("#batch-input", Input).value == "notes/*"
         await pilot.press("enter")
-        await until(pilot, lambda: not run_screen(app).asks)
+        await until(pilot, lambda: not run_screen(app).desk.asks)
         await pilot.press("escape")
         await finished(pilot)
         assert run_screen(app).outcome == "finished"
@@ -109,14 +109,14 @@ async def test_a_narrowed_rule_answers_only_what_it_covers_and_deny_takes_one_re
         await pilot.pause()
         assert "approves 1 of 3" in str(batch.query_one("#batch-effect").render())
         await pilot.press("enter")
-        await until(pilot, lambda: len(run_screen(app).asks) == 2)
+        await until(pilot, lambda: len(run_screen(app).desk.asks) == 2)
         await until(
             pilot, lambda: app.screen is queue and queue.query_one(DataTable).row_count == 2
         )
         await pilot.press("s", "n")
         await until(pilot, lambda: isinstance(app.screen, BatchModal))
         await pilot.press(*"not now", "enter")
-        await until(pilot, lambda: not run_screen(app).asks)
+        await until(pilot, lambda: not run_screen(app).desk.asks)
         await pilot.press("escape")
         await finished(pilot)
     assert [p.name for p in (tmp_path / "project" / "notes").iterdir()] == ["child1.md"]
@@ -130,7 +130,7 @@ async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_re
     tmp_path: Path,
 ) -> None:
     db = await history(tmp_path)
-    app = make_app(db, mode="start", resumer=resumer_with({"tool_calls": [FIX_CALC]}))
+    app = make_app(db, resumer=resumer_with({"tool_calls": [FIX_CALC]}))
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         queue = await queue_from_start(pilot)
@@ -165,7 +165,7 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
         request = await store.create_approval(
             run_id, 1, {"act": "exec", "target": "make deploy", "tool": "exec"}
         )
-    app = make_app(db, mode="start")
+    app = make_app(db)
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         queue = await queue_from_start(pilot)
@@ -185,7 +185,7 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
 
 
 async def test_esc_on_a_stored_decision_from_the_queue_leaves_it_pending(tmp_path: Path) -> None:
-    app = make_app(await history(tmp_path), mode="start", resumer=resumer_with())
+    app = make_app(await history(tmp_path), resumer=resumer_with())
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         queue = await queue_from_start(pilot)
@@ -212,7 +212,7 @@ async def test_similar_decisions_of_two_paused_runs_are_answered_together_from_t
             for i, goal in enumerate(["fix the adder", "fix the adder again"])
         ]
     assert [r.outcome for r in paused] == ["awaiting_approval"] * 2
-    app = make_app(db, mode="start", resumer=resumer_with({"text": "Fixed."}))
+    app = make_app(db, resumer=resumer_with({"text": "Fixed."}))
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         queue = await queue_from_start(pilot)
@@ -229,7 +229,7 @@ async def test_similar_decisions_of_two_paused_runs_are_answered_together_from_t
         assert app.screen is queue and not app.running
         app.resume_run(paused[1].run_id)
         await until(pilot, lambda: app.result is not None)
-        assert not run_screen(app).asks  # nothing was asked again
+        assert not run_screen(app).desk.asks  # nothing was asked again
         assert app.result is not None and app.result.outcome == "success"
     async with Store.open(db) as store:
         answered = await store.approvals()
@@ -244,7 +244,7 @@ async def test_a_crashed_runs_request_is_not_marked(tmp_path: Path) -> None:
     async with Store.open(db) as store:
         # Run 7 died while asking: its request is left pending with no driver.
         await store.create_approval(7, 1, {"act": "exec", "target": "make", "tool": "exec"})
-    app = make_app(db, mode="start", resumer=resumer_with())
+    app = make_app(db, resumer=resumer_with())
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
         queue = await queue_from_start(pilot)

@@ -6,15 +6,18 @@ import re
 from pathlib import Path
 
 import pytest
+from textual.message import Message
 
-from ioh_tui.engine import TaskContract
+from ioh_tui.engine import NewRun, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
+from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.help import HelpScreen
+from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
 from tests.tui.harness import (
     FIX_CALC,
@@ -76,12 +79,16 @@ async def test_the_gate_goes_from_not_run_to_failed_to_passed(tmp_path: Path) ->
         {"tool_calls": [FIX_CALC], "usage": USAGE},
         policy=Policy.permissive(),
     )
-    async with app.run_test(size=(120, 36)) as pilot:
+    messages: list[Message] = []
+    async with app.run_test(size=(120, 36), message_hook=messages.append) as pilot:
         gate = run_screen(app).gate
         await until(pilot, lambda: gate.state != "none")
         assert gate.command == "python3 -B check_calc.py"
         await finished(pilot)
-        assert gate.history == ["none", "not run", "running", "failed", "running", "passed"]
+        # Each change is seen where it is posted and again where it bubbles to: once each.
+        changes = {id(m): m for m in messages if isinstance(m, GateStatus.Changed)}.values()
+        states = [m.state for m in changes]
+        assert states == ["none", "not run", "running", "failed", "running", "passed"]
         assert gate.has_class("-passed")
         await pilot.press("g")
         assert isinstance(app.screen, GateModal)
@@ -194,13 +201,12 @@ async def test_no_color_renders_without_colour(
 
 async def test_the_none_sandbox_is_shown_loudly(tmp_path: Path) -> None:
     project = calc_project(tmp_path / "project")
-    app = make_app(
-        tmp_path / "store.db",
-        contract=TaskContract.workspace("look", project),
-        provider=scripted({"text": "Nothing to do."}),
+    run = AppRun(
+        NewRun(TaskContract.workspace("look", project)),
+        scripted({"text": "Nothing to do."}),
         sandbox=select("none"),
-        clock=fixed_clock,
     )
+    app = make_app(tmp_path / "store.db", run, clock=fixed_clock)
     async with app.run_test(size=(120, 30)) as pilot:
         await finished(pilot)
         screen = run_screen(app)

@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.answer import StoredApprovalModal
 from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.run import RunScreen
@@ -30,7 +32,7 @@ def rows(table: DataTable[Any]) -> list[list[str]]:
 
 def app_over(db: Path, *turns: dict[str, Any]) -> IohApp:
     """The start screen over `db`; resumed runs are driven by a scripted model playing `turns`."""
-    app = make_app(db, mode="start", resumer=resumer_with(*turns))
+    app = make_app(db, resumer=resumer_with(*turns))
     app.animation_level = "none"
     return app
 
@@ -200,11 +202,14 @@ async def test_a_finished_run_is_refused_and_a_budget_stopped_one_resumes_once_r
 ) -> None:
     app = app_over(await history(tmp_path), *[{"tool_calls": [READ_CALC], "usage": USAGE}] * 4)
     seen = notes(app, monkeypatch)
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await browser(pilot)
         await select_run(pilot, screen, 1)
         await pilot.press("r")
         await until(pilot, lambda: len(seen) == 1)
+        (asked,) = {id(m): m for m in messages if isinstance(m, ResumeRequested)}.values()
+        assert (asked.run_id, asked.decision, dict(asked.overrides)) == (1, None, {})
         assert app.run_screen is None and app.screen is screen
         # Run 5 stopped at its step cap (1 of 1): r offers to raise it, then resumes.
         await select_run(pilot, screen, 5)
@@ -230,7 +235,8 @@ async def test_answering_a_deferred_decision_on_the_start_screen_resumes_the_run
 ) -> None:
     db = await history(tmp_path)
     app = app_over(db, {"tool_calls": [FIX_CALC], "usage": USAGE})
-    async with app.run_test(size=SIZE) as pilot:
+    messages: list[Message] = []
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         start = app.screen
@@ -243,6 +249,8 @@ async def test_answering_a_deferred_decision_on_the_start_screen_resumes_the_run
         await until(pilot, lambda: isinstance(app.screen, RunScreen))
         await ended(pilot)
         assert app.result is not None and app.result.outcome == "success"
+    (asked, *_) = [m for m in messages if isinstance(m, ResumeRequested)]
+    assert asked.run_id == 6 and asked.decision is not None and asked.decision.kind == "approve"
     assert (tmp_path / "p6" / "calc.py").read_text() == FIXED
 
 
@@ -291,7 +299,7 @@ async def test_r_resumes_a_paused_run_which_asks_again_then_a_second_run_starts(
 async def test_without_a_resumer_the_app_says_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = make_app(await history(tmp_path), mode="start")
+    app = make_app(await history(tmp_path))
     seen = notes(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import TaskContract, run
+from ioh_tui.engine import NewRun, Resume, TaskContract, run
 from ioh_tui.policy import DeferAll
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
+from ioh_tui.tui import factory
 from ioh_tui.tui.app import IohApp
-from ioh_tui.tui.bridge import RunParts, given
+from ioh_tui.tui.app_run import AppRun, given
 from ioh_tui.tui.factory import make_app
-from ioh_tui.tui.launch import LaunchSpec
 from ioh_tui.tui.screens.start import StartScreen
 from tests.tui.fakes import GatedProvider
 from tests.tui.harness import (
@@ -50,7 +51,7 @@ async def paused_run(tmp_path: Path) -> Path:
 
 
 def start_app(db: Path) -> IohApp:
-    app = make_app(db, mode="start")
+    app = make_app(db)
     app.animation_level = "none"
     return app
 
@@ -95,29 +96,32 @@ async def test_a_configured_model_is_named_but_its_key_never_shown(
     assert "sk-secret-value" not in svg
 
 
-def test_the_factory_refuses_an_incomplete_setup(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="needs a provider"):
-        make_app(tmp_path / "s.db", mode="run")
-    with pytest.raises(ConfigError, match="task contract"):
-        make_app(tmp_path / "s.db", mode="run", provider=scripted())
-    with pytest.raises(ConfigError, match="run id"):
-        make_app(tmp_path / "s.db", mode="resume", provider=scripted())
+def test_the_factory_refuses_the_demo_when_the_build_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(factory, "demo_source", lambda: None)
+    with pytest.raises(ConfigError, match="demo is not available"):
+        make_app(tmp_path / "s.db", demo=True)
+    assert make_app(tmp_path / "s.db").config.demo is None  # the start screen offers none
 
 
-def test_launch_spec_has_the_agreed_fields(tmp_path: Path) -> None:
-    spec = LaunchSpec(store_path=tmp_path / "s.db", mode="start")
-    assert (spec.contract, spec.provider, spec.policy, spec.sandbox) == (None, None, None, None)
-    assert (spec.run_id, spec.decision, spec.overrides) == (None, None, None)
+async def test_the_demo_opens_as_a_tree_request() -> None:
+    source = factory.demo_source()
+    assert source is not None
+    async with source() as demo:
+        assert isinstance(demo.request, NewRun) and demo.request.containment is not None
+        assert demo.label == "scripted demo model"
 
 
 async def test_resume_asks_the_pending_decision_again_and_continues(tmp_path: Path) -> None:
     db = await paused_run(tmp_path)
     app = make_app(
         db,
-        mode="resume",
-        run_id=1,
-        provider=scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
-        sandbox=select("floor"),
+        AppRun(
+            Resume(1),
+            scripted({"tool_calls": [FIX_CALC], "usage": USAGE}),
+            sandbox=select("floor"),
+        ),
     )
     app.animation_level = "none"
     async with app.run_test(size=(100, 30)) as pilot:
@@ -133,9 +137,9 @@ async def test_d_on_the_start_screen_starts_the_demo(tmp_path: Path) -> None:
     app = start_app(tmp_path / "store.db")
     # The demo's parts, swapped for a scripted run of the calc project (no server, no copy).
     app.config.demo = given(
-        RunParts(
+        AppRun(
+            NewRun(TaskContract.workspace("demo goal", project)),
             scripted({"text": "Demo says hi.", "usage": USAGE}),
-            TaskContract.workspace("demo goal", project),
             sandbox=select("floor"),
             label="scripted demo model",
         )
@@ -194,17 +198,17 @@ async def test_the_start_screen_of_ioh_tui_store_shows_two_deferred_decisions(
     import ioh_tui.tui.launch as launch_module
     from ioh_tui.cli import main
 
-    specs: list[LaunchSpec] = []
+    opened: list[tuple[Path, AppRun | None, bool]] = []
 
-    def capture(spec: LaunchSpec) -> int:
-        specs.append(spec)
+    def capture(store_path: Path, run: AppRun | None = None, **options: Any) -> int:
+        opened.append((store_path, run, options.get("demo", False)))
         return 0
 
     monkeypatch.setattr(launch_module, "launch", capture)
     assert main(["--store", str(db)]) == 0
-    (spec,) = specs
-    assert (spec.mode, spec.store_path) == ("start", db)
-    app = make_app(spec.store_path, mode=spec.mode)
+    (store_path, on_run, demo) = opened[0]
+    assert (store_path, on_run, demo) == (db, None, False)  # the start screen
+    app = make_app(store_path)
     app.animation_level = "none"
     async with app.run_test(size=(120, 30)) as pilot:
         await app.workers.wait_for_complete()

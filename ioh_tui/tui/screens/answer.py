@@ -7,16 +7,16 @@ request pending, as it was.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from ioh_tui.policy import Decision
 from ioh_tui.tui.history import stored_request
+from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
-
-if TYPE_CHECKING:
-    from ioh_tui.tui.app import IohApp
 
 
 class StoredApprovalModal(ApprovalModal):
@@ -40,22 +40,24 @@ class StoredApprovalModal(ApprovalModal):
         self.dismiss(Decision.defer())
 
 
-def answer_stored(app: IohApp, row: dict[str, Any]) -> None:
+def answer_stored(screen: Screen[Any], row: dict[str, Any], *, remember_file: Path) -> None:
     """Show a stored pending request; an answer other than defer resumes its run with it.
 
     Args:
-        app: The app (it resumes the run).
+        screen: The screen it is answered from (it asks the app to resume the run).
         row: The request's `approvals` row.
+        remember_file: The default file for a remembered rule.
     """
     request = stored_request(row)
+    app = screen.app
     modal = StoredApprovalModal(
-        request, remember_file=app.config.remember_file, wide=app.size.width >= SPLIT_FROM
+        request, remember_file=remember_file, wide=app.size.width >= SPLIT_FROM
     )
 
     def answered(decision: Decision | None) -> None:
         if decision is None or decision.kind == "defer":
             app.notify(f"Run {request.run_id}'s decision is still pending.", timeout=3)
             return
-        app.resume_run(request.run_id, decision)
+        screen.post_message(ResumeRequested(request.run_id, decision))
 
     app.push_screen(modal, callback=answered)

@@ -12,7 +12,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.budget import BudgetModal
+from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from ioh_tui.tui.screens.run import RunScreen
+from ioh_tui.tui.screens.runs import RunBrowserScreen
+from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.tool_call import ToolCall
 
 Section = tuple[str, Iterable[BindingType]]
 
@@ -69,3 +77,22 @@ class HelpScreen(ModalScreen[None]):
     def action_close(self) -> None:
         """Back to where you were."""
         self.dismiss(None)
+
+
+def help_sections(everywhere: Iterable[BindingType]) -> list[Section]:
+    """Keys per place, straight from the bindings (`everywhere`: the app's own)."""
+    palette = [Binding("ctrl+p", "command_palette", "Command palette: search every command")]
+    focus = [
+        Binding("tab,shift+tab", "focus", "Move between the transcript, tool calls and fields")
+    ]
+    return [
+        ("Everywhere", [*everywhere, *palette, *focus]),
+        ("Run view", RunScreen.BINDINGS),
+        ("Tool call (focused)", ToolCall.BINDINGS),
+        ("Decision", ApprovalModal.BINDINGS),
+        ("Decision queue", DecisionQueueScreen.BINDINGS),
+        ("Budget nearly spent", BudgetModal.BINDINGS),
+        ("Start screen", StartScreen.BINDINGS),
+        ("Run browser", RunBrowserScreen.BINDINGS),
+        ("Trace view", TraceScreen.BINDINGS),
+    ]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,19 +29,14 @@ from textual.widgets import DataTable, Static
 
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
-from ioh_tui.store import Store
-from ioh_tui.store.db import RunRow
 from ioh_tui.tui.describe import one_line, why_asked
-from ioh_tui.tui.history import stored_request
-from ioh_tui.tui.messages import ApprovalNeeded
+from ioh_tui.tui.history import History, stored_request
+from ioh_tui.tui.messages import ApprovalNeeded, ResumeRequested
 from ioh_tui.tui.screens.answer import StoredApprovalModal
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 from ioh_tui.tui.screens.batch import BatchModal, BatchMode
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from ioh_tui.tui.app import IohApp
 
 Where = Literal["waiting", "deferred", "elsewhere", "crashed"]
 BATCHED: tuple[Where, ...] = ("waiting", "deferred", "elsewhere")
@@ -91,15 +86,15 @@ class DecisionQueueScreen(Screen[None]):
 
     def __init__(
         self,
-        store_path: Path,
+        history: History,
         *,
         live: Callable[[], list[ApprovalNeeded]] | None = None,
         driven_run: int | None = None,
         remember_file: Path,
     ) -> None:
         super().__init__()
-        self.store_path = store_path
-        """The store deferred decisions are read from."""
+        self.history = history
+        """Where stored decisions are read from and answered through."""
         self.live = live
         """The asks of this app's run (None when no run is driven)."""
         self.driven_run = driven_run
@@ -112,14 +107,6 @@ class DecisionQueueScreen(Screen[None]):
         """Rows read from the store (deferred and elsewhere)."""
         self.marked: set[str] = set()
         """Keys of the marked rows."""
-
-    @property
-    def app_(self) -> IohApp:
-        """The app, typed."""
-        from ioh_tui.tui.app import IohApp
-
-        assert isinstance(self.app, IohApp)
-        return self.app
 
     def compose(self) -> ComposeResult:
         """A heading, the table, the hint for the row under the cursor, the keys."""
@@ -146,22 +133,13 @@ class DecisionQueueScreen(Screen[None]):
 
     async def _load(self) -> None:
         rows: list[QueueItem] = []
-        if self.store_path.exists():
-            async with Store.open(self.store_path) as store:
-                driven = await store.driven_runs()
-                runs: dict[int, RunRow] = {}  # a tree's children often ask together
-                for row in await store.approvals(pending_only=True):
-                    run_id = int(row["run_id"])
-                    if run_id not in runs:
-                        runs[run_id] = await store.run(run_id)
-                    run = runs[run_id]
-                    root = run.root_run_id or run.id
-                    if root == self.driven_run:
-                        continue  # this app's run: its asks are the waiting rows
-                    where: Where = "deferred"
-                    if run.status != "paused":
-                        where = "elsewhere" if root in driven else "crashed"
-                    rows.append(QueueItem(where, stored_request(row), None, root))
+        for ask in await self.history.asks():
+            if ask.root == self.driven_run:
+                continue  # this app's run: its asks are the waiting rows
+            where: Where = "deferred"
+            if ask.run.status != "paused":
+                where = "elsewhere" if ask.root_driven else "crashed"
+            rows.append(QueueItem(where, stored_request(ask.row), None, ask.root))
         self.stored = rows
         self.refresh_rows()
 
@@ -250,7 +228,7 @@ class DecisionQueueScreen(Screen[None]):
         if item is None:
             return
         if item.where == "crashed":
-            self.app_.resume_run(item.root_run_id)
+            self.post_message(ResumeRequested(item.root_run_id))
             return
         wide = self.app.size.width >= SPLIT_FROM
         # A stored request's modal must not stop this app's run on esc: it leaves it pending.
@@ -266,7 +244,7 @@ class DecisionQueueScreen(Screen[None]):
         elif decision.kind == "defer":
             return  # a stored request stays pending, as it was
         elif item.where == "deferred":
-            self.app_.resume_run(item.root_run_id, decision)
+            self.post_message(ResumeRequested(item.root_run_id, decision))
         else:
             self.run_worker(
                 self._answer_elsewhere(item, decision),
@@ -282,12 +260,11 @@ class DecisionQueueScreen(Screen[None]):
                 severity="warning",
             )
             return
-        status = "approve" if decision.kind == "approve" else "deny"
+        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
         reason = decision.reason if status == "deny" else None
-        async with Store.open(self.store_path) as store:
-            landed = await store.resolve_approval(
-                item.request.request_id, status=status, by="attached", reason=reason
-            )
+        landed = await self.history.answer(
+            [item.request.request_id], status=status, by="attached", reason=reason
+        )
         if landed:
             self.notify(f"Answered request {item.request.request_id} ({status}).")
         else:
@@ -311,17 +288,14 @@ class DecisionQueueScreen(Screen[None]):
 
     async def _answer_stored(self, items: list[QueueItem], decision: Decision) -> None:
         """Write one answer for several stored requests; each run takes it as `_load` says."""
-        status = "approve" if decision.kind == "approve" else "deny"
-        landed = 0
-        async with Store.open(self.store_path) as store:
-            for item in items:
-                landed += await store.resolve_approval(
-                    item.request.request_id,
-                    status=status,
-                    by="queue",
-                    reason=decision.reason if status == "deny" else None,
-                    remembered=[rule.describe() for rule in decision.remember],
-                )
+        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
+        landed = await self.history.answer(
+            [item.request.request_id for item in items],
+            status=status,
+            by="queue",
+            reason=decision.reason if status == "deny" else None,
+            remembered=[rule.describe() for rule in decision.remember],
+        )
         paused = sorted({i.root_run_id for i in items if i.where == "deferred"})
         said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({status})"
         if landed < len(items):

@@ -1,19 +1,16 @@
 """RunScreen: one run, live — transcript | meters, gate and facts | status line — and its decisions.
 
 Engine events arrive as `EngineEventMessage`s and are dispatched here with `match`; decisions
-arrive as `ApprovalNeeded` and are answered through `ApprovalModal` (one at a time, queued).
-
-Over 400 lines because the screen is where events, asks, the queue, the budget offer and the
-drawer meet; each section is short and flat. If it grows, move the decisions section (asks, the
-modal, the queue) into its own class first: it shares only `asks` and `status` with the rest.
+arrive as `ApprovalNeeded` and go to the screen's `DecisionDesk` (`screens/desk.py`). What the
+screen knows of the run comes down through `Supervision`; what it asks of the app goes up as
+messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import ClassVar, NamedTuple
 
 from textual import events
 from textual.app import ComposeResult
@@ -24,15 +21,21 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Static, Tree
 
 from ioh_tui.core import events as ev
-from ioh_tui.policy import Decision
-from ioh_tui.tui.bridge import RunContext
+from ioh_tui.tui.app_run import RunContext
 from ioh_tui.tui.describe import one_line
-from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
-from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
+from ioh_tui.tui.history import History
+from ioh_tui.tui.messages import (
+    ApprovalNeeded,
+    BudgetRaiseRequested,
+    EngineEventMessage,
+    RunEnded,
+    StopRequested,
+)
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
+from ioh_tui.tui.screens.desk import DecisionDesk
 from ioh_tui.tui.screens.gate import GateModal
-from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.supervisor import Supervision
 from ioh_tui.tui.totals import Budget, Clock, Totals
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.file_changes import FileChanges
@@ -42,9 +45,6 @@ from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.status_line import StatusLine
 from ioh_tui.tui.widgets.transcript import Transcript
-
-if TYPE_CHECKING:
-    from ioh_tui.tui.app import IohApp
 
 UNCONFINED = "NONE — commands run unconfined, with your rights and your network"
 """How the app names the `none` rung (asked for explicitly with `--sandbox none`)."""
@@ -109,26 +109,28 @@ class RunScreen(Screen[None]):
     ]
     """Keys of the run view (ctrl+c, F1 and ctrl+p are app-wide)."""
 
-    def __init__(self, *, clock: Clock, remember_file: Path) -> None:
+    def __init__(
+        self, run: Supervision, *, history: History, clock: Clock, remember_file: Path
+    ) -> None:
         super().__init__()
+        self.run = run
+        """What the screen knows of the run it shows (whether it goes, the engine's task)."""
         self.clock = clock
         """Time source for the elapsed meter (fixed in snapshots)."""
-        self.remember_file = remember_file
-        """Default file a remembered rule is saved to."""
         self.totals = Totals()
         """What the meters show."""
         self.outcome: str | None = None
         """How the root run ended, once it has."""
-        self.asks: deque[ApprovalNeeded] = deque()
-        """Pending decisions, oldest first; the first is on screen."""
-        self.modal: ApprovalModal | None = None
-        """The decision on screen, if any."""
-        self.events_seen = 0
-        """Engine events handled (the benchmark and tests read it)."""
+        self.desk = DecisionDesk(
+            self,
+            history=history,
+            remember_file=remember_file,
+            say_waiting=self._say_waiting,
+            run_id=lambda: self.run_id,
+        )
+        """The run's decisions: the asks, the modal on screen, the queue."""
         self.offered: set[tuple[str, float]] = set()
         """Budgets (name, limit) already offered to raise: each limit is offered once."""
-        self.queue: DecisionQueueScreen | None = None
-        """The decision queue, while it is open."""
         self.run_id: int | None = None
         """The root run's id, once it started."""
         self.budget_offer: BudgetModal | None = None
@@ -137,14 +139,6 @@ class RunScreen(Screen[None]):
         self._inbox: list[ev.Event] = []
         """Events not shown yet (the next frame shows them)."""
         self._frame_timer: Timer | None = None
-
-    @property
-    def app_(self) -> IohApp:
-        """The app, typed."""
-        from ioh_tui.tui.app import IohApp
-
-        assert isinstance(self.app, IohApp)
-        return self.app
 
     def compose(self) -> ComposeResult:
         """Transcript beside the side panel, then the status line and the keys."""
@@ -200,7 +194,6 @@ class RunScreen(Screen[None]):
         """Draw the empty meters and tick the clock."""
         self._meters()
         self.set_interval(1.0, self._tick, name="elapsed")
-        self.app_.begin(self)
 
     def on_resize(self, event: events.Resize) -> None:
         """Compact layout on narrow terminals."""
@@ -215,8 +208,8 @@ class RunScreen(Screen[None]):
         self.status.facts = (context.label, f"workspace {context.root.name}")
         self._facts(sandbox="")
         # The panes follow the workspace and the commands for as long as the engine runs.
-        self.query_one(FileChanges).watch_workspace(context.root, until=self.app_.engine)
-        self.query_one(Processes).follow(until=self.app_.engine)
+        self.query_one(FileChanges).watch_workspace(context.root, until=self.run.engine)
+        self.query_one(Processes).follow(until=self.run.engine)
 
     def _facts(self, *, sandbox: str, provider: str = "") -> None:
         if self._run_context is None:
@@ -281,7 +274,6 @@ class RunScreen(Screen[None]):
             self.agent_tree.flush()
 
     async def _show_event(self, event: ev.Event) -> None:
-        self.events_seen += 1
         root = event.parent_id is None
         if root and self.totals.apply(event, self.clock):
             self._meters()
@@ -391,85 +383,21 @@ class RunScreen(Screen[None]):
         self.status.outcome = outcome
         suffix = f": {one_line(detail, 160)}" if detail else ""
         await self.transcript.note(f"run {outcome}{suffix}", f"-outcome -{outcome}")
-        self.app_.run_ended(outcome)
+        self.post_message(RunEnded(outcome))
 
     # -- decisions ---------------------------------------------------------------------------------
 
     async def on_approval_needed(self, message: ApprovalNeeded) -> None:
-        """Queue the ask; show it now if nothing else is on screen (or list it in the queue)."""
-        await self.frame()  # the events that led to the ask first (its tool call is waiting)
-        self.asks.append(message)
-        message.future.add_done_callback(lambda _: self.call_later(self._settled, message))
-        if self.queue is not None:
-            self.queue.refresh_rows()
-            self.app_.waiting_on_you(f"{len(self.asks)} decisions")
-        elif self.modal is None:
-            self._show(message)
-        else:
-            self.modal.waiting = len(self.asks)
+        """Hand the ask to the desk, after the events that led to it (its tool call is waiting)."""
+        await self.frame()
+        self.desk.take(message)
 
-    def _show(self, message: ApprovalNeeded) -> None:
-        request = message.request
-        waiting = f"{request.act.value} {one_line(request.target, 60)}"
-        self.status.waiting = waiting
-        self.app_.waiting_on_you(waiting)
-        wide = self.app.size.width >= SPLIT_FROM
-        self.modal = ApprovalModal(
-            request, remember_file=self.remember_file, wide=wide, waiting=len(self.asks)
-        )
-        self.app.push_screen(self.modal, callback=partial(self._answered, message))
-
-    def _answered(self, message: ApprovalNeeded, decision: Decision | None) -> None:
-        if decision is not None and not message.future.done():
-            message.future.set_result(decision)
-        elif decision is None and self.modal is not None and self.modal.to_queue:
-            self.modal = None
-            self.open_queue()
-
-    def _settled(self, message: ApprovalNeeded) -> None:
-        """An ask ended: answered here or in the queue, or withdrawn by the engine."""
-        shown = self.modal is not None and self.modal.request is message.request
-        if message in self.asks:
-            self.asks.remove(message)
-        if shown and self.modal is not None:
-            modal, self.modal = self.modal, None
-            if modal in self.app.screen_stack:
-                # Withdrawn while its modal is up: close it (and anything opened above it).
-                modal.pop_until_active()
-                modal.dismiss(None)
-        if self.queue is not None:
-            self.queue.refresh_rows()
-        elif self.modal is None and self.asks:
-            self._show(self.asks[0])
-        elif self.modal is not None:
-            self.modal.waiting = len(self.asks)
-        if not self.asks:
-            self.status.waiting = ""
-            self.app_.no_longer_waiting()
+    def _say_waiting(self, what: str) -> None:
+        self.status.waiting = what
 
     def action_queue(self) -> None:
         """w: every pending decision — this run's agents and deferred runs — in one list."""
-        if self.queue is not None:
-            return
-        if self.modal is not None and self.modal in self.app.screen_stack:
-            self.modal.action_queue()  # its callback opens the queue
-            return
-        self.open_queue()
-
-    def open_queue(self) -> None:
-        """Show the queue; the single-decision modal waits until it is closed."""
-        self.queue = DecisionQueueScreen(
-            self.app_.config.store_path,
-            live=lambda: list(self.asks),
-            driven_run=self.run_id,
-            remember_file=self.remember_file,
-        )
-        self.app.push_screen(self.queue, callback=self._queue_closed)
-
-    def _queue_closed(self, _: None) -> None:
-        self.queue = None
-        if self.asks and self.modal is None:
-            self._show(self.asks[0])
+        self.desk.show_queue()
 
     # -- budgets -----------------------------------------------------------------------------------
 
@@ -478,7 +406,7 @@ class RunScreen(Screen[None]):
 
         Never over another dialog: a decision outranks the offer, which comes at the next tick.
         """
-        if not self.app_.running or self.app.screen is not self:
+        if not self.run.running or self.app.screen is not self:
             return
         for budget in self.totals.nearly_spent(self.clock):
             if (budget.name, budget.limit) in self.offered:
@@ -493,9 +421,9 @@ class RunScreen(Screen[None]):
         if answer is None or answer.choice == "finish":
             return
         if answer.choice == "stop":
-            self.app_.action_stop_run()
+            self.post_message(StopRequested())
         elif answer.limit is not None:
-            self.app_.raise_budget(budget.name, answer.limit)
+            self.post_message(BudgetRaiseRequested(budget.name, answer.limit))
             self.notify(f"Raised: taken before the next step ({budget.describe()} used).")
 
     def action_gate(self) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -15,25 +15,23 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.store import Store
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import money, one_line, tokens
 from ioh_tui.tui.history import (
     STATUS_FILTERS,
+    Browse,
+    History,
     StatusFilter,
     in_group,
     matches,
-    run_state,
     started,
 )
+from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.answer import answer_stored
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from ioh_tui.tui.app import IohApp
 
 LIMIT = 1000
 """The most runs read at once (newest first)."""
@@ -56,10 +54,12 @@ class RunBrowserScreen(Screen[None]):
     ]
     """Keys of the run browser (enter opens the selected run's trace)."""
 
-    def __init__(self, store_path: Path) -> None:
+    def __init__(self, history: History, *, remember_file: Path) -> None:
         super().__init__()
-        self.store_path = store_path
-        """The store the runs come from."""
+        self.history = history
+        """Where the runs are read from."""
+        self.remember_file = remember_file
+        """The default file for a rule remembered while answering a decision."""
         self.runs: list[RunRow] = []
         """Every root run read, newest first."""
         self.states: dict[int, str] = {}
@@ -108,23 +108,13 @@ class RunBrowserScreen(Screen[None]):
         )
 
     async def _load(self) -> None:
-        runs: list[RunRow] = []
-        driven: set[int] = set()
-        pending: list[dict[str, Any]] = []
-        if self.store_path.exists():
-            try:
-                async with Store.open(self.store_path) as store:
-                    runs = await store.runs(limit=LIMIT, roots_only=True)
-                    driven = await store.driven_runs()
-                    self.costs = await store.run_costs()
-                    pending = await store.approvals(pending_only=True)
-            except (IohError, sqlite3.Error) as exc:
-                self.notify(f"Cannot read the store: {exc}", severity="error")
-        self.runs = runs
-        self.states = {run.id: run_state(run, driven) for run in runs}
-        self.pending = {}
-        for row in pending:
-            self.pending.setdefault(int(row["run_id"]), []).append(row)
+        try:
+            browse = await self.history.browse(LIMIT)
+        except (IohError, sqlite3.Error) as exc:
+            self.notify(f"Cannot read the store: {exc}", severity="error")
+            browse = Browse([], {}, self.costs, {})
+        self.runs, self.states, self.costs = browse.runs, browse.states, browse.costs
+        self.pending = browse.pending
         self._loaded = True
         self._apply()
 
@@ -188,7 +178,7 @@ class RunBrowserScreen(Screen[None]):
     def _open(self) -> None:
         run = self.selected
         if run is not None:
-            self.app.push_screen(TraceScreen(self.store_path, run.id))
+            self.app.push_screen(TraceScreen(self.history, run.id))
 
     def action_filter(self) -> None:
         """/: type a filter."""
@@ -200,21 +190,13 @@ class RunBrowserScreen(Screen[None]):
         at = STATUS_FILTERS.index(self.status_filter)
         select.value = STATUS_FILTERS[(at + 1) % len(STATUS_FILTERS)]
 
-    @property
-    def app_(self) -> IohApp:
-        """The app, typed."""
-        from ioh_tui.tui.app import IohApp
-
-        assert isinstance(self.app, IohApp)
-        return self.app
-
     def action_resume(self) -> None:
         """r: resume the selected run (the app says why when it cannot)."""
         run = self.selected
         if run is None:
             self.notify("No run is selected.", timeout=3)
             return
-        self.app_.resume_run(run.id)
+        self.post_message(ResumeRequested(run.id))
 
     def action_answer(self) -> None:
         """a: answer the selected run's pending decision (the run then resumes)."""
@@ -226,7 +208,7 @@ class RunBrowserScreen(Screen[None]):
         if not waiting:
             self.notify(f"Run {run.id} has no pending decision.", timeout=3)
             return
-        answer_stored(self.app_, waiting[-1])
+        answer_stored(self, waiting[-1], remember_file=self.remember_file)
 
     def action_back(self) -> None:
         """esc: leave the filter field; else back to the start screen."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -20,19 +20,16 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.store import Store
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import one_line
-from ioh_tui.tui.history import started
+from ioh_tui.tui.history import Front, History, started
+from ioh_tui.tui.messages import DemoRequested
 from ioh_tui.tui.screens.answer import answer_stored
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
-
-if TYPE_CHECKING:
-    from ioh_tui.tui.app import IohApp
 
 RECENT = 10
 """How many recent runs are listed."""
@@ -84,10 +81,12 @@ class StartScreen(Screen[None]):
     ]
     """Keys of the start screen (enter answers a decision, or opens a run's trace)."""
 
-    def __init__(self, store_path: Path, *, demo_available: bool) -> None:
+    def __init__(self, history: History, *, remember_file: Path, demo_available: bool) -> None:
         super().__init__()
-        self.store_path = store_path
-        """The store the lists come from."""
+        self.history = history
+        """Where the lists are read from."""
+        self.remember_file = remember_file
+        """The default file for a rule remembered while answering a decision."""
         self.demo_available = demo_available
         """Whether this build has the demo."""
         self.pending: list[dict[str, Any]] = []
@@ -143,17 +142,12 @@ class StartScreen(Screen[None]):
         )
 
     async def _load(self) -> None:
-        if not self.store_path.exists():
-            self._fill([], [])
-            return
         try:
-            async with Store.open(self.store_path) as store:
-                pending = await store.approvals(pending_only=True)
-                recent = await store.runs(limit=RECENT, roots_only=True)
+            front = await self.history.front(RECENT)
         except (IohError, sqlite3.Error) as exc:
             self.notify(f"Cannot read the store: {exc}", severity="error")
-            pending, recent = [], []
-        self._fill(pending, recent)
+            front = Front([], [])
+        self._fill(front.pending, front.recent)
 
     def _fill(self, pending: list[dict[str, Any]], recent: list[RunRow]) -> None:
         self.pending, self.recent = pending, recent
@@ -194,31 +188,20 @@ class StartScreen(Screen[None]):
     @on(DataTable.RowSelected, "#start-pending")
     def _answer(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self.pending):
-            answer_stored(self.app_, self.pending[event.cursor_row])
+            answer_stored(self, self.pending[event.cursor_row], remember_file=self.remember_file)
 
     @on(DataTable.RowSelected, "#start-runs")
     def _trace(self, event: DataTable.RowSelected) -> None:
         if 0 <= event.cursor_row < len(self.recent):
-            self.app.push_screen(TraceScreen(self.store_path, self.recent[event.cursor_row].id))
+            self.app.push_screen(TraceScreen(self.history, self.recent[event.cursor_row].id))
 
     def action_browse(self) -> None:
         """b: the run browser."""
-        self.app.push_screen(RunBrowserScreen(self.store_path))
-
-    @property
-    def app_(self) -> IohApp:
-        """The app, typed."""
-        from ioh_tui.tui.app import IohApp
-
-        assert isinstance(self.app, IohApp)
-        return self.app
+        self.app.push_screen(RunBrowserScreen(self.history, remember_file=self.remember_file))
 
     def action_demo(self) -> None:
         """d: the demo, when this build has it."""
-        app = self.app
-        from ioh_tui.tui.app import IohApp
-
-        if not isinstance(app, IohApp) or not self.demo_available:
+        if not self.demo_available:
             self.notify("The demo is not available in this build.", severity="warning")
             return
-        app.start_demo()
+        self.post_message(DemoRequested())

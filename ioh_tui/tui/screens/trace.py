@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -15,16 +14,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.store import Store
 from ioh_tui.tui.cells import fill
+from ioh_tui.tui.history import History, Trace
+from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.traces import (
-    Trace,
     child_rows,
     decision_rows,
     gate_rows,
     header,
-    load_trace,
     step_rows,
     usage_rows,
 )
@@ -71,10 +69,10 @@ class TraceScreen(Screen[None]):
     ]
     """Keys of the trace view (enter on a sub-agent opens its trace)."""
 
-    def __init__(self, store_path: Path, run_id: int) -> None:
+    def __init__(self, history: History, run_id: int) -> None:
         super().__init__()
-        self.store_path = store_path
-        """The store the trace comes from."""
+        self.history = history
+        """Where the trace is read from."""
         self.run_id = run_id
         """The run shown."""
         self.trace: Trace | None = None
@@ -108,12 +106,8 @@ class TraceScreen(Screen[None]):
         )
 
     async def _load(self) -> None:
-        if not self.store_path.exists():
-            self._missing(f"no store at {self.store_path}")
-            return
         try:
-            async with Store.open(self.store_path) as store:
-                trace = await load_trace(store, self.run_id)
+            trace = await self.history.trace(self.run_id)
         except (IohError, sqlite3.Error) as exc:
             self._missing(str(exc))
             return
@@ -156,15 +150,11 @@ class TraceScreen(Screen[None]):
     def _open_child(self, event: DataTable.RowSelected) -> None:
         key = event.row_key.value
         if key is not None:
-            self.app.push_screen(TraceScreen(self.store_path, int(key)))
+            self.app.push_screen(TraceScreen(self.history, int(key)))
 
     def action_resume(self) -> None:
         """r: resume this run in the app (the app says why when it cannot)."""
-        from ioh_tui.tui.app import IohApp
-
-        app = self.app
-        if isinstance(app, IohApp):
-            app.resume_run(self.run_id)
+        self.post_message(ResumeRequested(self.run_id))
 
     def action_back(self) -> None:
         """esc: back to the list (or the trace) this one was opened from."""

@@ -108,8 +108,6 @@ class AgentTree(Tree[int | None]):
         self.root_agent: int | None = None
         self._queued_nodes: dict[int | None, TreeNode[int | None]] = {}
         self._dirty: set[int | None] = set()
-        self.redraws = 0
-        """Label redraws (tests and the benchmark read it)."""
 
     def on_mount(self) -> None:
         """Redraw changed labels on a timer."""
@@ -178,7 +176,6 @@ class AgentTree(Tree[int | None]):
             if agent is None or agent == self.root_agent:
                 root = self.rows.get(self.root_agent) if self.root_agent is not None else None
                 self.root.set_label(root_label(root, self.ledger))
-                self.redraws += 1
                 continue
             row = self.rows[agent]
             node = self.nodes_by_agent.get(agent)
@@ -194,7 +191,6 @@ class AgentTree(Tree[int | None]):
                 self.nodes_by_agent[agent] = node
             else:
                 node.set_label(agent_label(row))
-            self.redraws += 1
         self._queued_counts()
 
     def _parent_node(self, row: AgentRow) -> TreeNode[int | None]:
@@ -220,7 +216,3 @@ class AgentTree(Tree[int | None]):
             self._queued_nodes[None] = self.root.add_leaf(label, data=None)
         elif str(node.label) != str(label):
             node.set_label(label)
-
-    def queued_shown(self) -> int:
-        """The total of the `+N queued` counts on screen."""
-        return sum(int(str(n.label).split()[0][1:]) for n in self._queued_nodes.values())

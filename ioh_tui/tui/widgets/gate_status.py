@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from rich.text import Text
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -33,10 +34,16 @@ class GateStatus(Widget):
     detail: reactive[str] = reactive("")
     """The last check's evidence: exit status and output tail."""
 
+    class Changed(Message):
+        """The gate moved to another state."""
+
+        def __init__(self, state: GateState) -> None:
+            super().__init__()
+            self.state = state
+            """Where the gate is now."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, classes="-none")
-        self.history: list[GateState] = ["none"]
-        """Every state the gate went through, in order (the tests read it)."""
         self.attempts = 0
         """How many checks finished."""
 
@@ -62,11 +69,10 @@ class GateStatus(Widget):
         self.state = status if status in ("passed", "failed", "errored") else "errored"  # type: ignore[assignment]
 
     def watch_state(self, old: GateState, new: GateState) -> None:
-        """Move the state class and keep the history."""
+        """Move the state class and say where the gate is now."""
         self.remove_class(f"-{old.replace(' ', '-')}")
         self.add_class(f"-{new.replace(' ', '-')}")
-        if self.history[-1] != new:
-            self.history.append(new)
+        self.post_message(self.Changed(new))
 
     def render(self) -> Text:
         """`gate ● passed`, the command, and the key for the evidence."""

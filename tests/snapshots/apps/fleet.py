@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.engine import Containment, NewRun, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
 from tests.tui.harness import READ_CALC, USAGE, calc_project, fixed_clock
 
@@ -50,15 +51,18 @@ def writers_app(tmp_path: Path, children: int, *, stagger_ms: int = 0) -> IohApp
             "agents": {f"note {i}": writer(i, i * stagger_ms) for i in range(children)},
         }
     )
+    containment = Containment(max_total_agents=children, max_concurrent=children, max_depth=1)
+    run = AppRun(
+        NewRun(TaskContract.workspace("write notes", project), containment),
+        ScriptedProvider(scenario),
+        Policy.default(),
+        select("floor"),
+        label="scripted test model",
+    )
     app = make_app(
         tmp_path / "store.db",
-        contract=TaskContract.workspace("write notes", project),
-        provider=ScriptedProvider(scenario),
-        policy=Policy.default(),
-        sandbox=select("floor"),
-        containment=Containment(max_total_agents=children, max_concurrent=children, max_depth=1),
+        run,
         clock=fixed_clock,
-        label="scripted test model",
         remember_file=tmp_path / "remembered.toml",
     )
     app.animation_level = "none"
@@ -102,20 +106,19 @@ def tree_app(
             "agents": {"child task": child_script(delay_ms)},
         }
     )
-    app = make_app(
-        tmp_path / "store.db",
-        contract=TaskContract.workspace("split the survey", project),
-        provider=ScriptedProvider(scenario),
-        policy=Policy.permissive(),
-        sandbox=select("floor"),
-        containment=Containment(
-            max_total_agents=children + 1,
-            max_concurrent=max_concurrent,
-            max_depth=1,
-            max_total_tokens=ceiling,
-        ),
-        clock=fixed_clock,
+    containment = Containment(
+        max_total_agents=children + 1,
+        max_concurrent=max_concurrent,
+        max_depth=1,
+        max_total_tokens=ceiling,
+    )
+    run = AppRun(
+        NewRun(TaskContract.workspace("split the survey", project), containment),
+        ScriptedProvider(scenario),
+        Policy.permissive(),
+        select("floor"),
         label="scripted test model",
     )
+    app = make_app(tmp_path / "store.db", run, clock=fixed_clock)
     app.animation_level = "none"
     return app

@@ -1,0 +1,76 @@
+"""What the app runs: the engine's request, with what the app alone adds to it.
+
+The engine's `RunRequest` says what to run (`NewRun` carries a tree's containment, `Resume` the
+answer and the raised budgets). The app adds the provider, policy and sandbox it drives the run
+with and how the model is named on screen; the store is the app's, and the approver, observers,
+stop switch and raised budgets are the run screen's and the supervisor's (`supervisor.drive`).
+No Textual here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.engine import Resume, RunRequest, TaskContract
+from ioh_tui.policy import Policy
+from ioh_tui.providers.base import Provider
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.verification import NoGate
+
+
+@dataclass(frozen=True, slots=True)
+class AppRun:
+    """One run for the app to drive."""
+
+    request: RunRequest
+    """What to run: a new run (or tree), or a stored run to resume."""
+    provider: Provider
+    """The model back-end."""
+    policy: Policy | None = None
+    """None: the engine's default, or the stored policy on resume."""
+    sandbox: Sandbox | None = None
+    """None: the strongest rung available."""
+    label: str = ""
+    """How the model is named on screen (default: `<model> via <provider>`)."""
+
+
+PartsSource = Callable[[], AbstractAsyncContextManager[AppRun]]
+"""Opens a run for its length (the demo copies a workspace and starts a loopback server)."""
+
+Resumer = Callable[[Resume, dict[str, Any]], AppRun]
+"""Builds the run that continues a stored one, from the request and the run's stored contract."""
+
+
+def given(run: AppRun) -> PartsSource:
+    """A parts source that yields `run` as it is (nothing to open or close)."""
+
+    @asynccontextmanager
+    async def source() -> AsyncIterator[AppRun]:
+        yield run
+
+    return source
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What the screen is told before the first event: facts the events do not carry."""
+
+    goal: str
+    root: Path
+    criterion: str | None
+    """The success criterion's description; None when the run has none."""
+    label: str
+    """The model as shown on screen."""
+
+
+def run_context(contract: TaskContract, run: AppRun) -> RunContext:
+    """The context of `run` under `contract` (the request's, or the stored one on resume)."""
+    criterion = (
+        None if isinstance(contract.verification, NoGate) else contract.verification.describe()
+    )
+    label = run.label or f"{run.provider.model or 'unknown model'} via {run.provider.name}"
+    return RunContext(goal=contract.goal, root=contract.root, criterion=criterion, label=label)

@@ -1,0 +1,32 @@
+"""AppConfig: how the app is built (`factory.make_app` fills it in). No Textual here."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ioh_tui.paths import data_dir
+from ioh_tui.tui.app_run import PartsSource, Resumer
+from ioh_tui.tui.notify import Style, TerminalWriter
+from ioh_tui.tui.totals import Clock
+
+
+@dataclass(slots=True)
+class AppConfig:
+    """How the app is built (see `factory.make_app`)."""
+
+    store_path: Path
+    run: PartsSource | None = None
+    """The run to supervise; None opens the start screen."""
+    clock: Clock = time.monotonic
+    remember_file: Path = field(default_factory=lambda: data_dir() / "policy.toml")
+    """Where a remembered rule is saved by default (editable in the modal)."""
+    demo: PartsSource | None = None
+    """The demo's run, when the demo is available (offered on the start screen)."""
+    resumer: Resumer | None = None
+    """Builds the run that continues a stored one (None: runs cannot be resumed in the app)."""
+    notify: Style | None = None
+    """The desktop notification sequence for a waiting decision (`tui/notify.py`; None: none)."""
+    terminal: TerminalWriter | None = None
+    """Where terminal signals are written (None: this app's terminal; tests record them)."""
