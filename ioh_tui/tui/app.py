@@ -147,7 +147,7 @@ class IohApp(App[int]):
 
     async def _drive(self) -> None:
         """Open a run view for the pending run and start it once the view can take events."""
-        source, self._pending = self._pending, None
+        source = self._pending
         if source is None:
             return
         screen = self.run_screen = RunScreen(
@@ -157,6 +157,7 @@ class IohApp(App[int]):
             remember_file=self.config.remember_file,
         )
         await self.push_screen(screen)
+        self._pending = None  # pending until now: no second run may start while the view mounts
         work = self.supervisor.begin(
             source, observer=EventForwarder(screen), approver=TuiApprover(screen), tell=screen.tell
         )

@@ -323,19 +323,22 @@ class History:
             return await _trace(store, run_id)
 
     async def answer(
-        self,
-        request_ids: Sequence[int],
-        *,
-        status: Literal["approve", "deny"],
-        by: str,
-        reason: str | None = None,
-        remembered: Sequence[str] = (),
+        self, requests: Sequence[ApprovalRequest], decision: Decision, *, by: str
     ) -> int:
-        """Answer stored requests (the first answer to each wins); how many this answer took."""
+        """Answer stored requests with one decision (approve or deny; the first answer wins).
+
+        Returns:
+            How many of the requests this answer took.
+        """
+        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
         landed = 0
         async with Store.open(self.path) as store:
-            for request_id in request_ids:
+            for request in requests:
                 landed += await store.resolve_approval(
-                    request_id, status=status, by=by, reason=reason, remembered=list(remembered)
+                    request.request_id,
+                    status=status,
+                    by=by,
+                    reason=decision.reason if status == "deny" else None,
+                    remembered=[rule.describe() for rule in decision.remember],
                 )
         return landed

@@ -260,11 +260,8 @@ class DecisionQueueScreen(Screen[None]):
                 severity="warning",
             )
             return
-        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
-        reason = decision.reason if status == "deny" else None
-        landed = await self.history.answer(
-            [item.request.request_id], status=status, by="attached", reason=reason
-        )
+        status = "approve" if decision.kind == "approve" else "deny"
+        landed = await self.history.answer([item.request], decision, by="attached")
         if landed:
             self.notify(f"Answered request {item.request.request_id} ({status}).")
         else:
@@ -288,14 +285,8 @@ class DecisionQueueScreen(Screen[None]):
 
     async def _answer_stored(self, items: list[QueueItem], decision: Decision) -> None:
         """Write one answer for several stored requests; each run takes it as `_load` says."""
-        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
-        landed = await self.history.answer(
-            [item.request.request_id for item in items],
-            status=status,
-            by="queue",
-            reason=decision.reason if status == "deny" else None,
-            remembered=[rule.describe() for rule in decision.remember],
-        )
+        status = "approve" if decision.kind == "approve" else "deny"
+        landed = await self.history.answer([i.request for i in items], decision, by="queue")
         paused = sorted({i.root_run_id for i in items if i.where == "deferred"})
         said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({status})"
         if landed < len(items):
