@@ -1,8 +1,9 @@
 """Store: one aiosqlite connection in WAL mode, migrated on open; all reads and writes of the trace.
 
-Writes are autocommitted one by one, except a step's commit (and a lease's take-over), which is
-one transaction. Each table family is a repository in its own module, over the one connection and
-lock of `base.Db`; `Store` composes them, so callers see one object:
+Writes are autocommitted one by one, except a step's commit, an answer appended to a step, and a
+lease's take-over: each of those is one transaction. Each table family is a repository in its own
+module, over the one connection and lock of `base.Db`; `Store` composes them, so callers see one
+object:
 
 - `runs.py`: runs and their totals; `trees.py`: sub-agent trees (spawns, a tree's runs);
 - `steps.py`: the step commit, the staged model turn, the journal of effects;
