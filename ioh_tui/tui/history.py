@@ -14,12 +14,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import IohError
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.policy import ApprovalRequest, Decision
-from ioh_tui.store import Store
-from ioh_tui.store.db import RunRow
+from ioh_tui.store import (
+    ApprovalRow,
+    GateAttemptRow,
+    PolicyEventRow,
+    ProviderCallRow,
+    RunRow,
+    StepRow,
+    Store,
+    ToolCallRow,
+)
 from ioh_tui.tui.totals import Budget
 
 StatusFilter = Literal["all", "paused", "crashed", "running", "failed", "succeeded"]
@@ -112,7 +119,7 @@ def resume_refusal(
     run: RunRow,
     state: str,
     decision: Decision | None,
-    pending: list[dict[str, Any]],
+    pending: list[ApprovalRow],
     overrides: dict[str, Any] | None = None,
     tree_tokens: int | None = None,
 ) -> str | None:
@@ -147,7 +154,7 @@ def resume_refusal(
     return None
 
 
-def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
+def stored_request(row: ApprovalRow, *, goal: str = "") -> ApprovalRequest:
     """A pending request as stored, shown exactly as it was when it was first asked.
 
     Args:
@@ -158,18 +165,18 @@ def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
         The request the decision modal shows.
     """
     return ApprovalRequest(
-        act=Act(row["act"]),
-        target=row["target"],
-        content=row.get("content"),
-        preview=row.get("preview"),
-        rule=row.get("rule"),
-        layer=row.get("layer"),
-        request_id=int(row["id"]),
-        run_id=int(row["run_id"]),
-        agent_label=row.get("agent_label") or "root",
-        step=int(row.get("step") or 0),
-        goal=row.get("goal") or goal,
-        tool=row.get("tool") or "",
+        act=row.act,
+        target=row.target,
+        content=row.content,
+        preview=row.preview,
+        rule=row.rule,
+        layer=row.layer,
+        request_id=row.id,
+        run_id=row.run_id,
+        agent_label=row.agent_label or "root",
+        step=row.step,
+        goal=row.goal or goal,
+        tool=row.tool,
     )
 
 
@@ -188,13 +195,13 @@ class Trace:
     run: RunRow
     state: str
     """Where it stands (`history.run_state`)."""
-    steps: list[dict[str, Any]]
-    calls: list[dict[str, Any]]
-    approvals: list[dict[str, Any]]
-    refusals: list[dict[str, Any]]
+    steps: list[StepRow]
+    calls: list[ToolCallRow]
+    approvals: list[ApprovalRow]
+    refusals: list[PolicyEventRow]
     """Acts the policy refused outright (they never reached a person)."""
-    gates: list[dict[str, Any]]
-    provider_calls: list[dict[str, Any]]
+    gates: list[GateAttemptRow]
+    provider_calls: list[ProviderCallRow]
     children: list[RunRow]
     cost: float | None
     """Dollars, when the provider reported any."""
@@ -203,14 +210,14 @@ class Trace:
 async def _trace(store: Store, run_id: int) -> Trace:
     run = await store.run(run_id)
     steps = await store.steps(run_id)
-    costs = [s["cost_usd"] for s in steps if s["cost_usd"] is not None]
+    costs = [s.cost_usd for s in steps if s.cost_usd is not None]
     return Trace(
         run=run,
         state=run_state(run, await store.driven_runs()),
         steps=steps,
         calls=await store.tool_calls(run_id),
         approvals=await store.approvals(run_id),
-        refusals=[e for e in await store.policy_events(run_id) if e["kind"] == "refusal"],
+        refusals=[e for e in await store.policy_events(run_id) if e.kind == "refusal"],
         gates=await store.gate_attempts(run_id),
         provider_calls=await store.provider_calls(run_id),
         children=await store.children(run_id),
@@ -222,7 +229,7 @@ async def _trace(store: Store, run_id: int) -> Trace:
 class Front:
     """What the start screen lists."""
 
-    pending: list[dict[str, Any]]
+    pending: list[ApprovalRow]
     """Pending (deferred) decisions across runs."""
     recent: list[RunRow]
     """Recent root runs, newest first."""
@@ -238,7 +245,7 @@ class Browse:
     """Each run's state (`run_state`)."""
     costs: dict[int, float]
     """Each run's cost, when known."""
-    pending: dict[int, list[dict[str, Any]]]
+    pending: dict[int, list[ApprovalRow]]
     """Pending decision requests per run."""
 
 
@@ -246,7 +253,7 @@ class Browse:
 class StoredAsk:
     """A pending decision in the store, with where its run stands."""
 
-    row: dict[str, Any]
+    row: ApprovalRow
     """Its `approvals` row."""
     run: RunRow
     """The run that asked it."""
@@ -289,9 +296,9 @@ class History:
             runs = await store.runs(limit=limit, roots_only=True)
             driven = await store.driven_runs()
             costs = await store.run_costs()
-            pending: dict[int, list[dict[str, Any]]] = {}
+            pending: dict[int, list[ApprovalRow]] = {}
             for row in await store.approvals(pending_only=True):
-                pending.setdefault(int(row["run_id"]), []).append(row)
+                pending.setdefault(row.run_id, []).append(row)
         return Browse(runs, {run.id: run_state(run, driven) for run in runs}, costs, pending)
 
     async def asks(self) -> list[StoredAsk]:
@@ -303,10 +310,9 @@ class History:
             driven = await store.driven_runs()
             runs: dict[int, RunRow] = {}  # a tree's children often ask together
             for row in await store.approvals(pending_only=True):
-                run_id = int(row["run_id"])
-                if run_id not in runs:
-                    runs[run_id] = await store.run(run_id)
-                run = runs[run_id]
+                if row.run_id not in runs:
+                    runs[row.run_id] = await store.run(row.run_id)
+                run = runs[row.run_id]
                 asks.append(StoredAsk(row, run, (run.root_run_id or run.id) in driven))
         return asks
 
@@ -330,15 +336,9 @@ class History:
         Returns:
             How many of the requests this answer took.
         """
-        status: Literal["approve", "deny"] = "approve" if decision.kind == "approve" else "deny"
         landed = 0
         async with Store.open(self.path) as store:
             for request in requests:
-                landed += await store.resolve_approval(
-                    request.request_id,
-                    status=status,
-                    by=by,
-                    reason=decision.reason if status == "deny" else None,
-                    remembered=[rule.describe() for rule in decision.remember],
-                )
+                answer = decision.to_row(request)
+                landed += await store.answer_approval(request.request_id, answer, by=by)
         return landed

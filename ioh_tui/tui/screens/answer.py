@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ioh_tui.policy import Decision
+from ioh_tui.store import ApprovalRow
 from ioh_tui.tui.history import stored_request
 from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
@@ -40,7 +41,7 @@ class StoredApprovalModal(ApprovalModal):
         self.dismiss(Decision.defer())
 
 
-def answer_stored(screen: Screen[Any], row: dict[str, Any], *, remember_file: Path) -> None:
+def answer_stored(screen: Screen[Any], row: ApprovalRow, *, remember_file: Path) -> None:
     """Show a stored pending request; an answer other than defer resumes its run with it.
 
     Args:

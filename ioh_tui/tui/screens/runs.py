@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import money, one_line, tokens
@@ -66,7 +67,7 @@ class RunBrowserScreen(Screen[None]):
         """Each run's state (`history.run_state`)."""
         self.costs: dict[int, float] = {}
         """Each run's cost, when known."""
-        self.pending: dict[int, list[dict[str, Any]]] = {}
+        self.pending: dict[int, list[ApprovalRow]] = {}
         """Pending decision requests per run."""
         self.shown: list[RunRow] = []
         """The runs passing the filters, in table order."""

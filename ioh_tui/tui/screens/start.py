@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import one_line
@@ -89,7 +90,7 @@ class StartScreen(Screen[None]):
         """The default file for a rule remembered while answering a decision."""
         self.demo_available = demo_available
         """Whether this build has the demo."""
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[ApprovalRow] = []
         """Pending (deferred) decisions, as read."""
         self.recent: list[RunRow] = []
         """Recent root runs, newest first, as read."""
@@ -149,7 +150,7 @@ class StartScreen(Screen[None]):
             front = Front([], [])
         self._fill(front.pending, front.recent)
 
-    def _fill(self, pending: list[dict[str, Any]], recent: list[RunRow]) -> None:
+    def _fill(self, pending: list[ApprovalRow], recent: list[RunRow]) -> None:
         self.pending, self.recent = pending, recent
         self._loaded = True
         table: DataTable[Text] = self.query_one("#start-pending", DataTable)
@@ -157,12 +158,12 @@ class StartScreen(Screen[None]):
             table,
             (
                 (
-                    str(row["run_id"]),
-                    str(row["id"]),
-                    row["act"],
-                    one_line(row["target"], 40),
-                    row.get("agent_label") or "root",
-                    one_line(row.get("goal") or "", 40),
+                    str(row.run_id),
+                    str(row.id),
+                    row.act,
+                    one_line(row.target, 40),
+                    row.agent_label or "root",
+                    one_line(row.goal or "", 40),
                 )
                 for row in pending
             ),
