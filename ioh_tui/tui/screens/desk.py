@@ -4,7 +4,8 @@ The engine's asks arrive at the run screen as `ApprovalNeeded`; the screen hands
 One ask is on screen at a time (the oldest); the others wait behind it, or in the decision queue
 while it is open. An ask ends when it is answered (here or in the queue) or withdrawn by the
 engine (the run stopped, another process answered): its modal then closes and the next one shows.
-The desk says what waits through the status line and, up to the app, `WaitingChanged`.
+The desk says what waits through the status line and, up to the app, `WaitingChanged` (posted to
+the app itself: the bell should not wait behind the run screen's queue of engine events).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class DecisionDesk:
         message.future.add_done_callback(lambda _: self.host.call_later(self._settled, message))
         if self.queue is not None:
             self.queue.refresh_rows()
-            self.host.post_message(WaitingChanged(f"{len(self.asks)} decisions"))
+            self.host.app.post_message(WaitingChanged(f"{len(self.asks)} decisions"))
         elif self.modal is None:
             self._show(message)
         else:
@@ -70,7 +71,7 @@ class DecisionDesk:
         request = message.request
         waiting = f"{request.act.value} {one_line(request.target, 60)}"
         self.say_waiting(waiting)
-        self.host.post_message(WaitingChanged(waiting))
+        self.host.app.post_message(WaitingChanged(waiting))
         app = self.host.app
         wide = app.size.width >= SPLIT_FROM
         self.modal = ApprovalModal(
@@ -104,7 +105,7 @@ class DecisionDesk:
             self.modal.waiting = len(self.asks)
         if not self.asks:
             self.say_waiting("")
-            self.host.post_message(WaitingChanged(None))
+            self.host.app.post_message(WaitingChanged(None))
 
     def show_queue(self) -> None:
         """Every pending decision — this run's agents and deferred runs — in one list."""

@@ -16,6 +16,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Static, Tree
@@ -383,7 +384,7 @@ class RunScreen(Screen[None]):
         self.status.outcome = outcome
         suffix = f": {one_line(detail, 160)}" if detail else ""
         await self.transcript.note(f"run {outcome}{suffix}", f"-outcome -{outcome}")
-        self.post_message(RunEnded(outcome))
+        self._tell_app(RunEnded(outcome))
 
     # -- decisions ---------------------------------------------------------------------------------
 
@@ -391,6 +392,11 @@ class RunScreen(Screen[None]):
         """Hand the ask to the desk, after the events that led to it (its tool call is waiting)."""
         await self.frame()
         self.desk.take(message)
+
+    def _tell_app(self, message: Message) -> None:
+        # Straight to the app, not bubbled through this screen: its queue may hold a frame's worth
+        # of engine events, and a stop or a raised budget must not wait behind them.
+        self.app.post_message(message)
 
     def _say_waiting(self, what: str) -> None:
         self.status.waiting = what
@@ -421,9 +427,9 @@ class RunScreen(Screen[None]):
         if answer is None or answer.choice == "finish":
             return
         if answer.choice == "stop":
-            self.post_message(StopRequested())
+            self._tell_app(StopRequested())
         elif answer.limit is not None:
-            self.post_message(BudgetRaiseRequested(budget.name, answer.limit))
+            self._tell_app(BudgetRaiseRequested(budget.name, answer.limit))
             self.notify(f"Raised: taken before the next step ({budget.describe()} used).")
 
     def action_gate(self) -> None:
