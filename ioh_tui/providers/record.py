@@ -25,17 +25,13 @@ from ioh_tui.core.transcript import (
     AttemptSink,
     Completion,
     Request,
-    StreamPiece,
     StreamSink,
-    TextPiece,
-    ThinkingPiece,
     ToolCall,
-    ToolCallPiece,
     Usage,
 )
 from ioh_tui.providers.base import Provider
+from ioh_tui.providers.pieces import completion_pieces
 from ioh_tui.providers.retry import call_with_retries
-from ioh_tui.providers.scenario import chunks
 
 FORMAT_KEY = "ioh_tui"
 
@@ -270,7 +266,7 @@ class Replay:
         completion = answers[position]
         started = time.monotonic()
         if on_piece is not None:
-            for piece in _pieces(completion):
+            for piece in completion_pieces(completion):
                 on_piece(piece)
         return (
             completion if completion.latency_ms is not None else _with_latency(completion, started)
@@ -329,16 +325,6 @@ def _difference(recorded: Mapping[str, Any], asked: Mapping[str, Any], same: int
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _pieces(completion: Completion) -> list[StreamPiece]:
-    pieces: list[StreamPiece] = [ThinkingPiece(c) for c in chunks(completion.thinking)]
-    pieces += [TextPiece(c) for c in chunks(completion.text)]
-    for i, call in enumerate(completion.tool_calls):
-        pieces.append(ToolCallPiece(i, call.id, call.name, ""))
-        arguments = json.dumps(dict(call.arguments))
-        pieces += [ToolCallPiece(i, arguments=c) for c in chunks(arguments, 24)]
-    return pieces
 
 
 def _with_latency(completion: Completion, started: float) -> Completion:

@@ -25,7 +25,7 @@ from ioh_tui.core.transcript import (
     Usage,
 )
 from ioh_tui.providers.record import Recorder, Replay, request_key, request_to_json
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py"}}
