@@ -98,6 +98,9 @@ class ToolContext:
     """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
     toolchain: Toolchain | None = None
     """The run's detected project (None: none, or single-file mode); checked after edits."""
+    readable: Callable[[str], bool] | None = None
+    """Whether grep may show a file's content without asking (its read is allowed, not `ask`);
+    None: as `visible`."""
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]

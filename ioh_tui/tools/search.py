@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ioh_tui.tools.base import ArgumentError, ToolContext, ToolResult, arg_bool, arg_str
-from ioh_tui.tools.files import decode_text
+from ioh_tui.tools.beneath import TooLarge, locate, read_fd, read_spot, walk_files
+from ioh_tui.tools.files import MAX_READ_BYTES, decode_text
 
 MAX_HITS = 50
 MAX_FOUND = 200
@@ -22,7 +25,7 @@ async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     pattern = arg_str(args, "pattern")
     if not pattern:
         raise ArgumentError("pattern must not be empty")
-    rel_start, start = ctx.workspace.resolve(arg_str(args, "path", required=False))
+    rel_start = ctx.workspace.normalise(arg_str(args, "path", required=False))
     if arg_bool(args, "regex"):
         try:
             hit: Callable[[str], object] = re.compile(pattern).search
@@ -36,7 +39,7 @@ async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
             return pattern in line
 
     # A walk over a large tree must not stall the event loop (and the app drawing on it).
-    hits, total = await asyncio.to_thread(_scan, ctx, start, hit)
+    hits, total = await asyncio.to_thread(_scan, ctx, rel_start, hit)
     where = f" in {rel_start}" if rel_start else ""
     if not hits:
         return ToolResult(f'[grep "{pattern}"{where}] no matches')
@@ -46,27 +49,55 @@ async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult(f'[grep "{pattern}"{where}] {total} matches\n' + "\n".join(hits) + more)
 
 
-def _scan(ctx: ToolContext, start: Path, hit: Callable[[str], object]) -> tuple[list[str], int]:
+def _files(ctx: ToolContext, rel: str) -> Iterator[tuple[str, bytes]]:
+    """The readable files under `rel` (or `rel` itself) and their bytes, read beneath the root.
+
+    Each file is opened relative to the descriptor of the directory the walk holds, without
+    following a symlink, so a directory swapped for a link mid-walk is never read through.
+    """
+    try:
+        spot = locate(ctx.workspace.root, rel)
+    except OSError:
+        return
+    with spot:
+        base = spot.real
+        if spot.name:
+            if _readable(ctx, rel) and (not base or _readable(ctx, base)):
+                with contextlib.suppress(OSError, TooLarge):
+                    yield rel, read_spot(spot, MAX_READ_BYTES)
+            return
+        for name, dir_fd, leaf in walk_files(spot):
+            shown = f"{base}/{name}" if base else name
+            if not _readable(ctx, shown):
+                continue
+            try:
+                fd = os.open(leaf, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+            except OSError:
+                continue
+            try:
+                yield shown, read_fd(fd, MAX_READ_BYTES)
+            except (OSError, TooLarge):
+                continue
+            finally:
+                os.close(fd)
+
+
+def _readable(ctx: ToolContext, rel: str) -> bool:
+    """Whether grep may show this file's content: shown by the policy and readable unasked."""
+    return ctx.visible(rel) and (ctx.readable is None or ctx.readable(rel))
+
+
+def _scan(ctx: ToolContext, rel: str, hit: Callable[[str], object]) -> tuple[list[str], int]:
     """Matching lines (the first `MAX_HITS`) and how many there are in all."""
-    if start.is_file():
-        files = [start]
-    else:
-        files = ctx.workspace.walk_files(start) if start.is_dir() else []
     hits: list[str] = []
     total = 0
-    for path in files:
-        rel = ctx.workspace.relative(path)
-        if not ctx.visible(rel):
-            continue
-        try:
-            text = decode_text(path, path.read_bytes())
-        except OSError:
-            continue
+    for shown, data in _files(ctx, rel):
+        text = decode_text(Path(shown), data)
         for number, line in enumerate((text or "").splitlines(), 1):
             if hit(line):
                 total += 1
                 if len(hits) < MAX_HITS:
-                    hits.append(f"{rel}:{number}: {line[:_LINE_CHARS]}")
+                    hits.append(f"{shown}:{number}: {line[:_LINE_CHARS]}")
     return hits, total
 
 
@@ -78,14 +109,7 @@ async def find(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     pattern = arg_str(args, "pattern")
     if not pattern:
         raise ArgumentError("pattern must not be empty")
-    matcher = _glob(pattern)
-    found = []
-    for path in ctx.workspace.walk_files():
-        rel = ctx.workspace.relative(path)
-        if (
-            matcher.fullmatch(rel) or ("/" not in pattern and matcher.fullmatch(path.name))
-        ) and ctx.visible(rel):
-            found.append(rel)
+    found = _matching(ctx, pattern)
     if not found:
         return ToolResult(f'[find "{pattern}"] no matches')
     more = f"\n({len(found) - MAX_FOUND} more not shown)" if len(found) > MAX_FOUND else ""
@@ -97,11 +121,11 @@ async def find(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
 def _matching(ctx: ToolContext, pattern: str) -> list[str]:
     matcher = _glob(pattern)
     found = []
-    for path in ctx.workspace.walk_files():
-        rel = ctx.workspace.relative(path)
-        named = matcher.fullmatch(rel) or ("/" not in pattern and matcher.fullmatch(path.name))
-        if named and ctx.visible(rel):
-            found.append(rel)
+    with locate(ctx.workspace.root, "") as root:
+        for rel, _, name in walk_files(root):
+            named = matcher.fullmatch(rel) or ("/" not in pattern and matcher.fullmatch(name))
+            if named and ctx.visible(rel):
+                found.append(rel)
     return found
 
 
