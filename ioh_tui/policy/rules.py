@@ -18,6 +18,7 @@ from pathlib import Path
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.policy import toml as _toml
+from ioh_tui.policy.builtin import SECRET_PATTERNS
 from ioh_tui.policy.glob import glob_match_any
 from ioh_tui.policy.types import Defaults, Layer, Rule, Verdict
 
@@ -32,8 +33,6 @@ __all__ = [
 BUILTIN_SECRETS = "builtin-secrets"
 """The name of the layer `Policy.default()` starts with."""
 
-SECRET_PATTERNS = (".env", "*.pem", "*.key", "id_rsa", "id_ed25519")
-"""Files no default policy lets an agent read or write (matched on basename too)."""
 
 _EVALUATION_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
 _UNNAMED_LAYER = "policy"
