@@ -22,7 +22,7 @@ def parse_argv(args: Mapping[str, Any]) -> list[str]:
 
 
 async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-    """Run the command; the gate checks the program and the whole command line."""
+    """Run the command; the gate checks the whole command line (its program, what it wraps)."""
     argv = parse_argv(args)
     timeout = args.get("timeout_s")
     if timeout is not None and (
@@ -31,7 +31,9 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         raise ArgumentError("timeout_s must be a positive number of seconds")
     wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
-    answer = await ctx.gate(Act.EXEC, line, also=(argv[0],) if line != argv[0] else ())
+    # One target: the policy tries its program and any wrapped command itself (policy/argv.py),
+    # so an allow of `ruff *` allows `ruff check .` (checked apart, `ruff` alone would ask).
+    answer = await ctx.gate(Act.EXEC, line)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
