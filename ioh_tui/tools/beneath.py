@@ -26,6 +26,8 @@ from pathlib import Path
 from ioh_tui.tools.workspace import SKIP_DIRS, Escape
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_MAX_PATH = 4096
+"""The longest relative path walked (the kernel's PATH_MAX: a walk by components has none)."""
 _MAX_LINKS = 40
 """Symlinks followed in one walk before it is called a loop (the kernel's own limit)."""
 
@@ -69,6 +71,8 @@ def locate(root: Path, rel: str, *, make_dirs: bool = False) -> Spot:
         FileNotFoundError: a directory on the way is missing.
         NotADirectoryError: a component on the way is not a directory.
     """
+    if len(rel.encode("utf-8", "surrogateescape")) > _MAX_PATH:
+        raise OSError(errno.ENAMETOOLONG, "the path is too long", rel[:80])
     walk = _Walk(root, rel, make_dirs)
     try:
         return walk.run()

@@ -272,7 +272,7 @@ def write_atomic(workspace: Workspace, rel: str, content: str) -> None:
 async def write_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Create or replace a file with the given content."""
     path = arg_str(args, "path", required=ctx.subject is None, default=ctx.subject or "")
-    content = arg_str(args, "content")
+    content = arg_str(args, "content", text=True)
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel = ctx.workspace.normalise(path)
@@ -285,7 +285,7 @@ async def write_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
 async def edit_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Replace the one occurrence of `old_text` with `new_text`."""
     path = arg_str(args, "path")
-    old, new = arg_str(args, "old_text"), arg_str(args, "new_text")
+    old, new = arg_str(args, "old_text", text=True), arg_str(args, "new_text", text=True)
     if not old:
         raise ArgumentError("old_text must not be empty")
     if (refused := _subject_check(ctx, path)) is not None:

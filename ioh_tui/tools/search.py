@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import multiprocessing
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from ioh_tui.tools.files import MAX_READ_BYTES, decode_text
 MAX_HITS = 50
 MAX_FOUND = 200
 _LINE_CHARS = 300
+REGEX_TIMEOUT_S = 10.0
+"""How long a regex grep may match before its worker is killed."""
 
 
 async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
@@ -28,18 +32,29 @@ async def grep(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     rel_start = ctx.workspace.normalise(arg_str(args, "path", required=False))
     if arg_bool(args, "regex"):
         try:
-            hit: Callable[[str], object] = re.compile(pattern).search
-        except re.error as exc:
+            compiled = re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
             return ToolResult(
                 f'[grep "{pattern}" error] not a valid regular expression: {exc}', ok=False
             )
+        # A regex can backtrack for ever (`(a+)+$`): matched in a worker that is killed at the
+        # limit; the files are still read here, where the policy is.
+        scanned = await asyncio.to_thread(_regex_scan, ctx, rel_start, compiled)
+        if scanned is None:
+            return ToolResult(
+                f'[grep "{pattern}" error] the regular expression ran past '
+                f"{REGEX_TIMEOUT_S:g} s and was stopped (catastrophic backtracking?); "
+                "simplify it or search for a plain substring",
+                ok=False,
+            )
+        hits, total = scanned
     else:
 
         def hit(line: str) -> bool:
             return pattern in line
 
-    # A walk over a large tree must not stall the event loop (and the app drawing on it).
-    hits, total = await asyncio.to_thread(_scan, ctx, rel_start, hit)
+        # A walk over a large tree must not stall the event loop (and the app drawing on it).
+        hits, total = await asyncio.to_thread(_scan, ctx, rel_start, hit)
     where = f" in {rel_start}" if rel_start else ""
     if not hits:
         return ToolResult(f'[grep "{pattern}"{where}] no matches')
@@ -89,16 +104,55 @@ def _readable(ctx: ToolContext, rel: str) -> bool:
 
 def _scan(ctx: ToolContext, rel: str, hit: Callable[[str], object]) -> tuple[list[str], int]:
     """Matching lines (the first `MAX_HITS`) and how many there are in all."""
+    return _match(_texts(ctx, rel), hit)
+
+
+def _texts(ctx: ToolContext, rel: str) -> Iterator[tuple[str, str]]:
+    for shown, data in _files(ctx, rel):
+        yield shown, decode_text(Path(shown), data) or ""
+
+
+def _match(texts: Iterable[tuple[str, str]], hit: Callable[[str], object]) -> tuple[list[str], int]:
     hits: list[str] = []
     total = 0
-    for shown, data in _files(ctx, rel):
-        text = decode_text(Path(shown), data)
-        for number, line in enumerate((text or "").splitlines(), 1):
+    for shown, text in texts:
+        for number, line in enumerate(text.splitlines(), 1):
             if hit(line):
                 total += 1
                 if len(hits) < MAX_HITS:
                     hits.append(f"{shown}:{number}: {line[:_LINE_CHARS]}")
     return hits, total
+
+
+def _regex_scan(
+    ctx: ToolContext, rel: str, compiled: re.Pattern[str]
+) -> tuple[list[str], int] | None:
+    """`_scan` with the matching in a forked worker, killed after `REGEX_TIMEOUT_S` (None)."""
+    texts = list(_texts(ctx, rel))
+    fork = multiprocessing.get_context("fork")
+    receive, send = fork.Pipe(duplex=False)
+    worker = fork.Process(target=_regex_worker, args=(texts, compiled, send), daemon=True)
+    worker.start()
+    send.close()
+    try:
+        if not receive.poll(REGEX_TIMEOUT_S):
+            return None
+        found: tuple[list[str], int] = receive.recv()
+        return found
+    except EOFError:  # the worker died (out of memory): as good as timed out
+        return None
+    finally:
+        receive.close()
+        if worker.is_alive():
+            worker.kill()
+        worker.join()
+
+
+def _regex_worker(
+    texts: list[tuple[str, str]], compiled: re.Pattern[str], send: Connection
+) -> None:
+    send.send(_match(texts, compiled.search))
+    send.close()
 
 
 async def find(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
