@@ -23,6 +23,12 @@ class Rule:
         """`act effect pattern`, the form shown to people and in events."""
         return f"{self.act.value} {self.effect.value} {self.pattern}"
 
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """The inverse of `describe` (the pattern may hold spaces)."""
+        act, effect, pattern = text.split(" ", 2)
+        return cls(Act(act), Effect(effect), pattern)
+
 
 def normalise_path_pattern(pattern: str) -> str:
     """A path pattern in the form targets take, so that it can match at all.
