@@ -14,11 +14,15 @@ Resuming the same uncommitted step:
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import Completion, ToolCall, Usage
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.bus import EventBus
+from ioh_tui.engine.ids import Who
+from ioh_tui.store import Store
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.files import content_hash
 
@@ -66,9 +70,25 @@ def completion_from_dict(data: dict[str, Any]) -> Completion:
     )
 
 
-async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult | None:
-    """The result of a call an interrupted drive already made, or None when it must run."""
-    entry = d.journal.get((n, position))
+class Interrupted:
+    """A journalled command that was running when its drive died: only the operator can say."""
+
+
+INTERRUPTED = Interrupted()
+
+
+def replay(
+    journal: Mapping[tuple[int, int], Mapping[str, Any]],
+    root: Path,
+    n: int,
+    position: int,
+    call: ToolCall,
+) -> ToolResult | Interrupted | None:
+    """The result of a call an interrupted drive already made, or None when it must run.
+
+    `INTERRUPTED` when it was a command whose effect cannot be known (`ask_operator`).
+    """
+    entry = journal.get((n, position))
     if entry is None or entry["name"] != call.name or entry["arguments"] != dict(call.arguments):
         return None
     result = entry.get("result")
@@ -81,7 +101,7 @@ async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult 
         )
     intent = entry.get("intent")
     if isinstance(intent, dict):
-        path = d.workspace.root / str(intent["path"])
+        path = root / str(intent["path"])
         try:
             on_disk = content_hash(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
@@ -91,15 +111,17 @@ async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult 
         return None
     if call.name != "exec":
         return None
-    return await _ask_operator(d, n, call)
+    return INTERRUPTED
 
 
-async def _ask_operator(d: Drive, n: int, call: ToolCall) -> ToolResult:
+async def ask_operator(
+    store: Store, bus: EventBus, who: Who, run_id: int, agent_label: str, n: int, call: ToolCall
+) -> ToolResult:
     """Pause on an interrupted command: the operator decides whether it runs again."""
     argv = call.arguments.get("argv")
     line = shlex.join(argv) if isinstance(argv, list) else str(argv)
-    request_id = await d.store.create_approval(
-        d.run_id,
+    request_id = await store.create_approval(
+        run_id,
         n,
         {
             "call_id": call.id,
@@ -108,12 +130,12 @@ async def _ask_operator(d: Drive, n: int, call: ToolCall) -> ToolResult:
             "target": line,
             "rule": RECOVERY_RULE,
             "layer": RECOVERY_LAYER,
-            "agent_label": d.agent_label,
+            "agent_label": agent_label,
         },
     )
-    d.bus.emit(
+    bus.emit(
         ev.ApprovalRequested(
-            **d.who.fields(),
+            **who.fields(),
             request_id=request_id,
             act="exec",
             target=line,

@@ -41,7 +41,7 @@ class Deferral:
     request_id: int
 
 
-GateAnswer = Permit | Refusal | Deferral
+Answer = Permit | Refusal | Deferral
 
 
 class Gate(Protocol):
@@ -55,7 +55,7 @@ class Gate(Protocol):
         content: str | None = None,
         preview: str | None = None,
         also: tuple[str, ...] = (),
-    ) -> GateAnswer:
+    ) -> Answer:
         """Decide one act on `target` (and on each of `also`: the stricter verdict wins)."""
         ...
 
