@@ -34,7 +34,7 @@ from ioh_tui.tools.base import Answer, Deferral, Permit, Refusal
 from ioh_tui.tools.workspace import Workspace
 
 POLL_S = 0.2
-"""How often a waiting gate looks for an answer written by another process."""
+"""How often a waiting decision looks for an answer written by another process."""
 
 
 @dataclass(slots=True)
@@ -63,7 +63,7 @@ class DecisionRules:
 
 
 class DecisionGate:
-    """The `Gate` the tools call during one tool call of one step."""
+    """The tools' `Decider` during one tool call of one step."""
 
     def __init__(
         self,

@@ -1,4 +1,4 @@
-"""Dispatching one tool call: announce it, gate it, run it, journal effects that must not repeat."""
+"""Dispatching one tool call: announce, decide, run it, and journal effects that must not repeat."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ async def _run(
                 )
             )
 
-    gate = DecisionGate(
+    decider = DecisionGate(
         rules=s.rules,
         workspace=p.workspace,
         approver=p.approver,
@@ -96,8 +96,8 @@ async def _run(
     )
     ctx = ToolContext(
         workspace=p.workspace,
-        gate=gate,
-        visible=lambda rel: gate.verdict(Act.READ, rel).effect is not Effect.DENY,
+        decide=decider,
+        visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
         subject=s.contract.subject,

@@ -18,7 +18,7 @@ DEFAULT_ENTRY_CAP = 12_000
 
 @dataclass(frozen=True, slots=True)
 class Permit:
-    """The gate let the act through, possibly rewritten by the person who approved it."""
+    """The decider let the act through, possibly rewritten by the person who approved it."""
 
     target: str
     content: str | None = None
@@ -28,7 +28,7 @@ class Permit:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """The gate refused (policy deny, or a person denied); the observation says why."""
+    """The decider refused (policy deny, or a person denied); the observation says why."""
 
     observation: str
     denied_by_person: bool = False
@@ -44,7 +44,7 @@ class Deferral:
 Answer = Permit | Refusal | Deferral
 
 
-class Gate(Protocol):
+class Decider(Protocol):
     """The policy check (and, on `ask`, the approval) every act goes through."""
 
     async def __call__(
@@ -82,10 +82,10 @@ class ToolResult:
 
 @dataclass(slots=True)
 class ToolContext:
-    """Everything a tool may use: the confined workspace, the gate, the sandbox, the caps."""
+    """Everything a tool may use: the confined workspace, the decider, the sandbox, the caps."""
 
     workspace: Workspace
-    gate: Gate
+    decide: Decider
     visible: Callable[[str], bool]
     """Whether a relative path may be shown by grep/find/list_dir (not denied for reading)."""
     sandbox: Sandbox

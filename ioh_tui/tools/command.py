@@ -22,7 +22,7 @@ def parse_argv(args: Mapping[str, Any]) -> list[str]:
 
 
 async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-    """Run the command; the gate checks the program and the whole command line."""
+    """Run the command; the decider checks the program and the whole command line."""
     argv = parse_argv(args)
     timeout = args.get("timeout_s")
     if timeout is not None and (
@@ -31,7 +31,7 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         raise ArgumentError("timeout_s must be a positive number of seconds")
     wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
-    answer = await ctx.gate(Act.EXEC, line, also=(argv[0],) if line != argv[0] else ())
+    answer = await ctx.decide(Act.EXEC, line, also=(argv[0],) if line != argv[0] else ())
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):

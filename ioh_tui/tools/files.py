@@ -1,4 +1,4 @@
-"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act gated."""
+"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act decided."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel, absolute = ctx.workspace.resolve(path)
-    answer = await ctx.gate(Act.READ, rel)
+    answer = await ctx.decide(Act.READ, rel)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -162,8 +162,10 @@ def _current(absolute: Path) -> str | None:
 async def _gated_write(
     ctx: ToolContext, rel: str, before: str | None, after: str, verb: str
 ) -> ToolResult:
-    """Ask the gate to write `after` to `rel`, then write what was approved (maybe rewritten)."""
-    answer = await ctx.gate(Act.WRITE, rel, content=after, preview=unified_diff(rel, before, after))
+    """Ask the decider to write `after` to `rel`, then write what was approved (maybe rewritten)."""
+    answer = await ctx.decide(
+        Act.WRITE, rel, content=after, preview=unified_diff(rel, before, after)
+    )
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -252,7 +254,7 @@ async def list_dir(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """One level of a directory; entries the policy denies are not shown."""
     path = arg_str(args, "path", required=False)
     rel, absolute = ctx.workspace.resolve(path)
-    answer = await ctx.gate(Act.READ, rel)
+    answer = await ctx.decide(Act.READ, rel)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
