@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
@@ -115,18 +113,12 @@ async def _run(
 
         ctx.journal = journal
     result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
-    if "argv" in result.meta:
-        await _record_command(p, n, result.meta)
+    if (ran := result.ran) is not None:
+        await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
         await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
-
-
-async def _record_command(p: Deps, n: int, meta: Mapping[str, object]) -> None:
-    """The trace of one sandboxed command: what ran, under which backend, and any cap it hit."""
-    backend = str(meta.get("backend", p.sandbox.backend))
-    await trace_command(p.store, p.run_id, n, backend, meta["argv"], meta.get("cap_hit"))
 
 
 def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:

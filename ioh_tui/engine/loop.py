@@ -6,7 +6,8 @@ criterion and no tool call), success (the criterion passes). After the last step
 Budgets a supervisor raised mid-run (`budgets.py`) are taken before each budget check.
 
 Two ways in: `drive` (a new run, or a resumed one from its next step) and `resume_step` (a run
-paused on a decision: the paused step is finished first). Both end in `finish`.
+paused on a decision: the paused step is finished first). Both end in `finish`. (Just over 400
+lines: the paused step's completion shares the tail of `step`, so it reads best beside it.)
 """
 
 from __future__ import annotations

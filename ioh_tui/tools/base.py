@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
-from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox.base import ExecResult, Sandbox
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools.workspace import Workspace
 
@@ -73,6 +73,8 @@ class ToolResult:
     deferred: int | None = None
     """The request id when a person deferred the decision (the run pauses)."""
     meta: Mapping[str, Any] = field(default_factory=dict)
+    ran: ExecResult | None = None
+    """The sandboxed command the call ran, if any (the engine adds it to the run's trace)."""
 
     @property
     def summary(self) -> str:

@@ -51,12 +51,8 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         render_exec(result, ctx.entry_cap) + note,
         ok=result.ok,
         changed=True,
-        meta={
-            "exit_code": result.exit_code,
-            "cap_hit": result.cap_hit,
-            "backend": result.backend,
-            "argv": list(result.argv),
-        },
+        meta={"exit_code": result.exit_code},
+        ran=result,
     )
 
 
