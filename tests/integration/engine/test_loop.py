@@ -254,3 +254,23 @@ async def test_a_retry_is_announced_before_the_retried_attempt_streams(project: 
     after = "".join(e.text for e in since_retry if isinstance(e, TextDelta))
     assert after == "A fairly long answer that streams."
     assert [a["failure"] for a in attempts] == ["transport", None]
+
+
+async def test_a_flat_run_answers_a_spawn_call_once_as_an_unknown_tool(project: Path) -> None:
+    provider = scripted(
+        {"tool_calls": [{"name": "spawn_agent", "arguments": {"goal": "help"}}]},
+        {"text": "alone, then"},
+    )
+    seen = Recorder()
+    async with Store.memory() as store:
+        result = await run(
+            TaskContract.workspace("x", project, NoGate()),
+            provider,
+            store=store,
+            sandbox=select("floor"),
+            observers=[seen],
+        )
+    assert (result.outcome, result.steps) == ("finished", 2)
+    [finished] = seen.of("tool_call_finished")
+    assert finished.name == "spawn_agent" and not finished.ok
+    assert finished.output.startswith("[unknown tool spawn_agent]")
