@@ -9,13 +9,14 @@ These are not failures of ioh-tui (those are `errors.IohError`); they carry a ru
 from __future__ import annotations
 
 from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.outcomes import Outcome
 
 
 class Stop(Exception):
-    """Ends the drive with an outcome (one of `engine.contract.OUTCOMES`)."""
+    """Ends the drive with an outcome."""
 
     def __init__(
-        self, outcome: str, steps: int, detail: str = "", request_id: int | None = None
+        self, outcome: Outcome, steps: int, detail: str = "", request_id: int | None = None
     ) -> None:
         super().__init__(outcome)
         self.outcome = outcome

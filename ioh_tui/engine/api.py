@@ -23,7 +23,7 @@ from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus, EventLog, Observer
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract, check_contract
-from ioh_tui.engine.decide import DecisionRules, stored_decision
+from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.loop import drive, finish, resume_step
 from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
 from ioh_tui.engine.session import resumed_state, root_deps
@@ -32,7 +32,7 @@ from ioh_tui.engine.tree import Containment, Tree
 from ioh_tui.policy import Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox import Sandbox, select
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 
 __all__ = [
     "check_contract",
@@ -181,7 +181,7 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
     deps = _deps(run_id, contract, parts, sandbox, containment, agents=agents, spent=spent)
     state, last = await resumed_state(store, run_id, contract, DecisionRules(policy), row.tokens)
     requests = await store.approvals(run_id)
-    pending = [a for a in requests if a["status"] == "pending"]
+    pending = [a for a in requests if a.status == "pending"]
     if row.status == "paused" and (paused := _paused_on(run_id, requests, pending, decision)):
         held, answer = paused
         return await _driven(
@@ -219,10 +219,10 @@ def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict
 
 def _paused_on(
     run_id: int,
-    requests: list[dict[str, Any]],
-    pending: list[dict[str, Any]],
+    requests: list[ApprovalRow],
+    pending: list[ApprovalRow],
     decision: Decision | None,
-) -> tuple[dict[str, Any], Decision | None] | None:
+) -> tuple[ApprovalRow, Decision | None] | None:
     """The request a paused run stopped on, and the answer to settle it with.
 
     Still pending: the answer given (None: the approver is asked). Answered in the store while the
@@ -233,11 +233,11 @@ def _paused_on(
     if pending:
         return pending[-1], decision
     latest = requests[-1] if requests else None
-    if latest is None or latest["status"] not in ("approve", "deny"):
+    if latest is None or latest.status not in ("approve", "deny"):
         return None
     if decision is not None:
         raise ResumeError(f"run {run_id}'s decision was already answered; resume it as is")
-    return latest, stored_decision(latest)
+    return latest, Decision.from_row(latest.answer)
 
 
 async def _driven(
@@ -246,7 +246,7 @@ async def _driven(
     *,
     start: int,
     resumed_from: int | None,
-    pending: dict[str, Any] | None = None,
+    pending: ApprovalRow | None = None,
     decision: Decision | None = None,
     recheck: bool = False,
 ) -> RunResult:

@@ -9,11 +9,9 @@ rule can cross a deny (both are re-checked against the full policy before anythi
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.events import ApprovalRequested, ApprovalResolved, Event
@@ -29,7 +27,7 @@ from ioh_tui.policy import (
     Verdict,
     append_rules_to_file,
 )
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.tools.base import Answer, Deferral, Permit, Refusal
 from ioh_tui.tools.workspace import Workspace
 
@@ -185,9 +183,9 @@ class DecisionGate:
                 if done:
                     return asked.result(), "approver"
                 row = await self._store.approval(request.request_id)
-                if row is not None and row["status"] != "pending":
+                if row is not None and row.status != "pending":
                     asked.cancel()
-                    return stored_decision(row), row["decided_by"] or "attached"
+                    return Decision.from_row(row.answer), row.decided_by or "attached"
         finally:
             if not asked.done():
                 asked.cancel()
@@ -198,20 +196,11 @@ class DecisionGate:
             self._resolved(request, decision, by)
             return Deferral(request.request_id)
         performed = decision.applied_to(request)
-        status = "approve" if decision.kind == "approve" else "deny"
-        won = await self._store.resolve_approval(
-            request.request_id,
-            status=status,
-            by=by,
-            reason=decision.reason if status == "deny" else None,
-            performed_target=performed.target if decision.modified else None,
-            performed_content=performed.content if decision.modified else None,
-            remembered=[r.describe() for r in decision.remember],
-        )
+        won = await self._store.answer_approval(request.request_id, decision.to_row(request), by=by)
         if not won:
             row = await self._store.approval(request.request_id)
             assert row is not None
-            decision, by = stored_decision(row), row["decided_by"] or "attached"
+            decision, by = Decision.from_row(row.answer), row.decided_by or "attached"
             performed = decision.applied_to(request)
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
@@ -298,41 +287,19 @@ class DecisionGate:
         )
 
 
-def request_from_row(row: dict[str, Any], run_id: int, goal: str) -> ApprovalRequest:
-    """A stored approvals row as the request an approver is asked again (resuming a paused run)."""
+def request_from_row(row: ApprovalRow, run_id: int, goal: str) -> ApprovalRequest:
+    """A stored request as the request an approver is asked again (resuming a paused run)."""
     return ApprovalRequest(
-        act=Act(row["act"]),
-        target=row["target"],
-        content=row["content"],
-        preview=row["preview"],
-        rule=row["rule"],
-        layer=row["layer"],
-        request_id=int(row["id"]),
+        act=row.act,
+        target=row.target,
+        content=row.content,
+        preview=row.preview,
+        rule=row.rule,
+        layer=row.layer,
+        request_id=row.id,
         run_id=run_id,
-        agent_label=row["agent_label"],
-        step=int(row["step"]),
+        agent_label=row.agent_label,
+        step=row.step,
         goal=goal,
-        tool=row["tool"],
+        tool=row.tool,
     )
-
-
-def stored_decision(row: dict[str, object]) -> Decision:
-    """The decision recorded in an approvals row (answers from another process, or the queue)."""
-    if row["status"] == "deny":
-        return Decision.deny(str(row.get("reason") or "denied"))
-    target = row.get("performed_target")
-    content = row.get("performed_content")
-    remembered = json.loads(str(row.get("remembered") or "[]"))
-    decision = Decision.rewrite(
-        target=str(target) if target is not None else None,
-        content=str(content) if content is not None else None,
-    )
-    if remembered:
-        rules = tuple(_parse_rule(text) for text in remembered)
-        return Decision("approve", target=decision.target, content=decision.content, remember=rules)
-    return decision
-
-
-def _parse_rule(text: str) -> Rule:
-    act, effect, pattern = text.split(" ", 2)
-    return Rule(Act(act), Effect(effect), pattern)

@@ -15,10 +15,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable
-from typing import Any
 
 from ioh_tui.core import events as ev
-from ioh_tui.core.acts import Act
 from ioh_tui.core.control import BudgetExhausted, RunCancelled, Stop
 from ioh_tui.core.errors import ProviderError, ResumeError
 from ioh_tui.core.transcript import (
@@ -38,10 +36,9 @@ from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
-from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import Decision
-from ioh_tui.store import StepCommit
+from ioh_tui.store import ApprovalRow, CallRecord, StepCommit
 from ioh_tui.tools import ToolResult
 from ioh_tui.verification import NoGate
 
@@ -72,32 +69,30 @@ async def drive(p: Deps, s: RunState, start: int, *, recheck: bool = False) -> R
 
 
 async def resume_step(
-    p: Deps, s: RunState, pending: dict[str, Any], decision: Decision | None
+    p: Deps, s: RunState, pending: ApprovalRow, decision: Decision | None
 ) -> RunResult:
     """Resume a paused step: perform or refuse exactly the deferred act, finish the step, go on.
 
     The rest of the step's calls run as `step` runs them, and the step ends with the same checks.
     """
-    n = int(pending["step"])
+    n = pending.step
     assistant = next((m for m in reversed(s.history) if m.role == "assistant"), None)
     calls = assistant.tool_calls if assistant is not None else ()
-    position = next((i for i, c in enumerate(calls) if c.id == pending["call_id"]), None)
+    position = next((i for i, c in enumerate(calls) if c.id == pending.call_id), None)
     if position is None:
-        raise ResumeError(f"request {pending['id']} does not match the paused step's tool calls")
+        raise ResumeError(f"request {pending.id} does not match the paused step's tool calls")
     try:
         if decision is None:
             decision = await p.cancel.guard(
                 p.approver.decide(request_from_row(pending, p.run_id, s.contract.goal))
             )
         if decision.kind == "defer":
-            raise Stop("awaiting_approval", n, "the decision is still deferred", int(pending["id"]))
-        preset = Preset(
-            Act(pending["act"]), pending["target"], decision, int(pending["id"]), by="resumed"
-        )
+            raise Stop("awaiting_approval", n, "the decision is still deferred", pending.id)
+        preset = Preset(pending.act, pending.target, decision, pending.id, by="resumed")
         results, rows, deferred, changed = await execute_tools(
             p, s, n, calls, first=position, preset=preset
         )
-        await p.store.append_to_step(p.run_id, n, [_message_row(m) for m in results], rows)
+        await p.store.append_to_step(p.run_id, n, results, rows)
         s.history.extend(results)
         # The step's tokens were charged when it was committed, before it paused.
         await _close_step(p, s, n, deferred, called=True, changed=changed, tokens=None)
@@ -134,9 +129,9 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     staged = await p.store.staged_turn(p.run_id, n) if n == s.first_step else None
     if staged is None:
         completion = await query(p, s, n)
-        await p.store.stage_turn(p.run_id, n, completion_to_dict(completion))
+        await p.store.stage_turn(p.run_id, n, completion)
     else:
-        completion = completion_from_dict(staged)
+        completion = staged
         _replay_text(p, n, completion)
     assistant = Message("assistant", completion.text, completion.tool_calls)
     results, rows, deferred, changed = await execute_tools(p, s, n, completion.tool_calls)
@@ -149,7 +144,7 @@ async def step(p: Deps, s: RunState, n: int) -> None:
         StepCommit(
             run_id=p.run_id,
             step=n,
-            decision="; ".join(str(r["summary"]) for r in rows)
+            decision="; ".join(r.summary for r in rows)
             or ("no tool call" if not completion.tool_calls else ""),
             tool_call=" | ".join(
                 f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}"
@@ -158,7 +153,7 @@ async def step(p: Deps, s: RunState, n: int) -> None:
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             cost_usd=usage.cost_usd if usage else None,
-            messages=[_message_row(m) for m in messages],
+            messages=messages,
             tool_calls=rows,
             lease_owner=s.lease.owner if s.lease else None,
             lease_generation=s.lease.generation if s.lease else None,
@@ -342,7 +337,7 @@ async def execute_tools(
     *,
     first: int = 0,
     preset: Preset | None = None,
-) -> tuple[list[Message], list[dict[str, object]], int | None, bool]:
+) -> tuple[list[Message], list[CallRecord], int | None, bool]:
     """Dispatch calls in the model's order; stop at the first deferred decision.
 
     Returns the tool-result messages, the rows for the trace, the deferred request id (if any) and
@@ -372,7 +367,7 @@ async def execute_tools(
             break
         done.append((call, result, False))
     results: list[Message] = []
-    rows: list[dict[str, object]] = []
+    rows: list[CallRecord] = []
     changed = False
     for call, pending, spawned in done:
         result = pending if isinstance(pending, ToolResult) else await p.cancel.guard(pending)
@@ -420,14 +415,3 @@ async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
 
 def _who(p: Deps) -> WhoFields:
     return p.who.fields()
-
-
-def _message_row(m: Message) -> dict[str, object]:
-    return {
-        "role": m.role,
-        "content": m.content,
-        "tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in m.tool_calls
-        ],
-        "tool_call_id": m.tool_call_id,
-    }

@@ -6,9 +6,6 @@ a crash cut), for a resumed root (`api.py`) and an adopted child (`tree.py`) ali
 
 from __future__ import annotations
 
-from typing import Any
-
-from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.cancel import CancelToken
@@ -71,14 +68,8 @@ async def resumed_state(
 
     The journal holds the completed calls of the step after it (the one a crash may have cut).
     """
-    history = [transcript_message(m) for m in await store.messages(run_id)]
+    history = [m.message for m in await store.messages(run_id)]
     last = await store.last_step(run_id)
     # The latest attempt per call wins.
-    journal = {(last + 1, a["seq"]): a for a in await store.attempts(run_id, step=last + 1)}
+    journal = {(last + 1, a.seq): a for a in await store.attempts(run_id, step=last + 1)}
     return RunState(contract, rules, history, tokens, journal), last
-
-
-def transcript_message(row: dict[str, Any]) -> Message:
-    """A stored transcript row as the message a resumed drive sends again."""
-    calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in row["tool_calls"])
-    return Message(row["role"], row["content"], calls, row["tool_call_id"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.budgets import BudgetRaises
@@ -23,7 +23,7 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.store import Store
+from ioh_tui.store import AttemptRow, Store
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolResult, ToolSet, Workspace
 
@@ -78,7 +78,7 @@ class RunState:
     """The transcript after the system prompt and the task block."""
     tokens: int = 0
     """Tokens of committed steps, across every drive of the run."""
-    journal: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
+    journal: dict[tuple[int, int], AttemptRow] = field(default_factory=dict)
     """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
     first_step: int = 1
     """The step this drive started at (the only one a crashed drive may have staged)."""

@@ -293,15 +293,13 @@ class Tree:
         committed step (nothing it committed is redone or charged twice).
         """
         row = await self.store.run(child_id)
-        if row.status != "running":
-            result = RunResult(
-                row.outcome or row.status, child_id, row.steps, row.tokens, row.detail
-            )
+        if row.status != "running" and row.outcome is not None:  # a stopped run has its outcome
+            result = RunResult(row.outcome, child_id, row.steps, row.tokens, row.detail)
             said = next(
                 (
-                    m["content"]
+                    m.content
                     for m in reversed(await self.store.messages(child_id))
-                    if m["role"] == "assistant" and m["content"]
+                    if m.role == "assistant" and m.content
                 ),
                 "",
             )
