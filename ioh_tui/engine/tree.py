@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import Message, ToolCall
-from ioh_tui.engine.budgets import BudgetRaises, raised_ceiling
+from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import DecisionRules
@@ -132,7 +132,7 @@ class Tree:
             return
         self.containment = replace(self.containment, max_total_tokens=asked)
         row = await self.store.run(self.root_run_id)
-        containment = {**row.contract.get("containment", {}), "max_total_tokens": asked}
+        containment = {**row.contract.get("containment", {}), TREE_CEILING: asked}
         await self.store.update_contract(
             self.root_run_id, {**row.contract, "containment": containment}
         )
