@@ -155,16 +155,13 @@ class ProcessTree:
                 out.append(proc)
         return out
 
-    def sample(self) -> tuple[int, float]:
-        """Refresh the member set and return (RSS bytes, CPU seconds) of the tree.
+    def measure(self) -> tuple[int, float, int]:
+        """Refresh the member set; (RSS bytes, CPU seconds, live processes) of the tree.
 
         CPU adds each live member's reaped-children times, so work done by descendants that
         already exited (and were waited for inside the tree) still counts against the cap.
+        The wrappers' memory and the wrappers themselves are not the command's.
         """
-        return self.measure()[:2]
-
-    def measure(self) -> tuple[int, float, int]:
-        """(RSS bytes, CPU seconds, live processes) of the tree; wrappers count for none of them."""
         table = _scan()
         pids = self._walk(table)
         wrappers = self._wrappers(table)
