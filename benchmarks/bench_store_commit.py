@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.store import StepCommit, Store
+from ioh_tui.core.codec import message_from_json
+from ioh_tui.store import CallRecord, StepCommit, Store
 from ioh_tui.store.schema import MIGRATIONS
 
 STEPS = 500
@@ -45,6 +46,10 @@ CALLS: list[dict[str, Any]] = [
     }
 ]
 
+# The same rows as the store takes them (typed; it encodes them itself, as the raw loop does).
+TYPED_MESSAGES = [message_from_json(m) for m in MESSAGES]
+TYPED_CALLS = [CallRecord(**c) for c in CALLS]
+
 
 async def ours(db: Path) -> list[float]:
     async with Store.open(db) as store:
@@ -62,7 +67,9 @@ async def ours(db: Path) -> list[float]:
         for n in range(1, STEPS + 1):
             started = time.perf_counter()
             await store.commit_step(
-                StepCommit(run_id, n, "read", "read_file:{}", 10, 5, None, MESSAGES, CALLS)
+                StepCommit(
+                    run_id, n, "read", "read_file:{}", 10, 5, None, TYPED_MESSAGES, TYPED_CALLS
+                )
             )
             times.append((time.perf_counter() - started) * 1e6)
     return times

@@ -211,12 +211,11 @@ async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunR
             f"run {run_id} is being driven by another process and has no pending decision"
         )
     request = pending[-1]
-    status = "approve" if decision.kind == "approve" else "deny"
-    reason = decision.reason if status == "deny" else None
-    if not await store.resolve_approval(request["id"], status=status, by="attached", reason=reason):
-        raise ResumeError(f"request {request['id']} was answered by someone else first")
+    answer = decision.to_row()
+    if not await store.answer_approval(request.id, answer, by="attached"):
+        raise ResumeError(f"request {request.id} was answered by someone else first")
     print(
-        f"answered request {request['id']} of run {run_id} ({status}); the live run continues",
+        f"answered request {request.id} of run {run_id} ({answer.status}); the live run continues",
         file=sys.stderr,
     )
     row = await store.run(run_id)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from contextlib import AbstractAsyncContextManager
 from dataclasses import asdict
 from typing import Any
 
 from ioh_tui.cli.options import store_path
 from ioh_tui.core.errors import ResumeError
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 
 
-def _open(args: argparse.Namespace) -> Any:
+def _open(args: argparse.Namespace) -> AbstractAsyncContextManager[Store]:
     path = store_path(args)
     if not path.exists():
         raise ResumeError(f"no store at {path}")
@@ -63,13 +64,13 @@ def show_command(args: argparse.Namespace) -> int:
             run = await store.run(args.run_id)
             return {
                 "run": {k: v for k, v in asdict(run).items()},
-                "steps": await store.steps(args.run_id),
-                "tool_calls": await store.tool_calls(args.run_id),
-                "approvals": await store.approvals(args.run_id),
-                "policy_events": await store.policy_events(args.run_id),
-                "provider_calls": await store.provider_calls(args.run_id),
-                "verification": await store.gate_attempts(args.run_id),
-                "sandbox_events": await store.sandbox_events(args.run_id),
+                "steps": [asdict(s) for s in await store.steps(args.run_id)],
+                "tool_calls": [asdict(c) for c in await store.tool_calls(args.run_id)],
+                "approvals": [_stored_form(a) for a in await store.approvals(args.run_id)],
+                "policy_events": [asdict(e) for e in await store.policy_events(args.run_id)],
+                "provider_calls": [asdict(p) for p in await store.provider_calls(args.run_id)],
+                "verification": [asdict(g) for g in await store.gate_attempts(args.run_id)],
+                "sandbox_events": [asdict(e) for e in await store.sandbox_events(args.run_id)],
                 "sub_agents": [asdict(c) for c in await store.children(args.run_id)],
             }
 
@@ -138,10 +139,9 @@ def _print_sandbox(rows: list[dict[str, Any]]) -> None:
 def approvals_command(args: argparse.Namespace) -> int:
     """Pending (deferred) decisions across runs."""
 
-    async def go() -> list[dict[str, Any]]:
+    async def go() -> list[ApprovalRow]:
         async with _open(args) as store:
-            pending: list[dict[str, Any]] = await store.approvals(pending_only=True)
-        return pending
+            return await store.approvals(pending_only=True)
 
     rows = asyncio.run(go())
     if args.json:
@@ -149,14 +149,14 @@ def approvals_command(args: argparse.Namespace) -> int:
             print(
                 json.dumps(
                     {
-                        "run_id": a["run_id"],
-                        "request_id": a["id"],
-                        "act": a["act"],
-                        "target": a["target"],
-                        "agent": a["agent_label"],
-                        "goal": a["goal"],
-                        "rule": a["rule"],
-                        "layer": a["layer"],
+                        "run_id": a.run_id,
+                        "request_id": a.id,
+                        "act": a.act,
+                        "target": a.target,
+                        "agent": a.agent_label,
+                        "goal": a.goal,
+                        "rule": a.rule,
+                        "layer": a.layer,
                     }
                 )
             )
@@ -166,10 +166,14 @@ def approvals_command(args: argparse.Namespace) -> int:
         return 0
     for a in rows:
         print(
-            f"run {a['run_id']} request {a['id']} [{a['agent_label']}]: {a['act']} {a['target']}  "
-            f"({a['goal'][:50]})"
+            f"run {a.run_id} request {a.id} [{a.agent_label}]: {a.act} {a.target}  ({a.goal[:50]})"
         )
     return 0
+
+
+def _stored_form(row: ApprovalRow) -> dict[str, Any]:
+    """An approvals row as the table holds it: `remembered` is a JSON list in a text column."""
+    return {**asdict(row), "remembered": json.dumps(list(row.remembered))}
 
 
 def _first_line(text: str) -> str:

@@ -1,8 +1,10 @@
-"""The four acts a policy governs and the three effects a rule can have."""
+"""The four acts a policy governs, the three effects a rule can have, and how an ask is answered."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 
 class Act(StrEnum):
@@ -32,3 +34,25 @@ class Effect(StrEnum):
 
 
 _RANK = {Effect.ALLOW: 0, Effect.ASK: 1, Effect.DENY: 2}
+
+
+DecisionKind = Literal["approve", "deny", "defer"]
+"""What a person (or an approver) answers to an ask."""
+
+ApprovalStatus = Literal["pending", "approve", "deny", "abandoned"]
+"""An `approvals` row's status: a deferred ask stays `pending`; a dead driver's, `abandoned`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The answer columns of an `approvals` row: what a decision writes, and is read back from."""
+
+    status: Literal["approve", "deny"]
+    reason: str | None = None
+    """Only for a denial: what the model reads."""
+    performed_target: str | None = None
+    """Only for a rewrite: the target as performed."""
+    performed_content: str | None = None
+    """Only for a rewrite: the content as performed."""
+    remembered: tuple[str, ...] = ()
+    """Rules kept by a remember answer, as `act effect pattern`."""

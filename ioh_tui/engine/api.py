@@ -15,13 +15,11 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from ioh_tui.core import events as ev
-from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
-from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.bus import EventBus, EventLog, Observer
 from ioh_tui.engine.cancel import CancelToken, RunCancelled
 from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract
-from ioh_tui.engine.gate import GateState, Preset, stored_decision
+from ioh_tui.engine.gate import GateState, Preset
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.loop import (
     Stop,
@@ -37,7 +35,7 @@ from ioh_tui.engine.tree import Containment, Tree
 from ioh_tui.policy import ApprovalRequest, Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.toolchain import detect
 from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, ToolSet, Workspace
 from ioh_tui.tools.registry import TREE_TOOLS
@@ -232,13 +230,13 @@ async def resume(
             agents=len(tree_rows) - 1,  # sub-agents only
             spent=await store.tree_tokens(run_id),
         )
-    d.history = [transcript_message(m) for m in await store.messages(run_id)]
+    d.history = [m.message for m in await store.messages(run_id)]
     d.tokens = row.tokens
     last = await store.last_step(run_id)
     for attempt in await store.attempts(run_id, step=last + 1):
-        d.journal[(last + 1, attempt["seq"])] = attempt  # the latest attempt per call wins
+        d.journal[(last + 1, attempt.seq)] = attempt  # the latest attempt per call wins
     requests = await store.approvals(run_id)
-    pending = [a for a in requests if a["status"] == "pending"]
+    pending = [a for a in requests if a.status == "pending"]
     if row.status == "paused" and (paused := _paused_on(run_id, requests, pending, decision)):
         request, answer = paused
         return await _driven(d, start=last + 1, resumed_from=last, pending=request, decision=answer)
@@ -274,10 +272,10 @@ def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict
 
 def _paused_on(
     run_id: int,
-    requests: list[dict[str, Any]],
-    pending: list[dict[str, Any]],
+    requests: list[ApprovalRow],
+    pending: list[ApprovalRow],
     decision: Decision | None,
-) -> tuple[dict[str, Any], Decision | None] | None:
+) -> tuple[ApprovalRow, Decision | None] | None:
     """The request a paused run stopped on, and the answer to settle it with.
 
     Still pending: the answer given (None: the approver is asked). Answered in the store while the
@@ -288,11 +286,11 @@ def _paused_on(
     if pending:
         return pending[-1], decision
     latest = requests[-1] if requests else None
-    if latest is None or latest["status"] not in ("approve", "deny"):
+    if latest is None or latest.status not in ("approve", "deny"):
         return None
     if decision is not None:
         raise ResumeError(f"run {run_id}'s decision was already answered; resume it as is")
-    return latest, stored_decision(latest)
+    return latest, Decision.from_row(latest.answer)
 
 
 async def resume_with_decision(
@@ -340,7 +338,7 @@ async def _driven(
     *,
     start: int,
     resumed_from: int | None,
-    pending: dict[str, Any] | None = None,
+    pending: ApprovalRow | None = None,
     decision: Decision | None = None,
     recheck: bool = False,
 ) -> RunResult:
@@ -389,16 +387,14 @@ async def _driven(
         await log.drain()
 
 
-async def _settle_pending(
-    d: Drive, pending: dict[str, Any], decision: Decision | None
-) -> RunResult:
+async def _settle_pending(d: Drive, pending: ApprovalRow, decision: Decision | None) -> RunResult:
     """Perform or refuse exactly the deferred act, finish its step, then continue the run."""
-    n = int(pending["step"])
+    n = pending.step
     assistant = next((m for m in reversed(d.history) if m.role == "assistant"), None)
     calls = assistant.tool_calls if assistant is not None else ()
-    position = next((i for i, c in enumerate(calls) if c.id == pending["call_id"]), None)
+    position = next((i for i, c in enumerate(calls) if c.id == pending.call_id), None)
     if position is None:
-        raise ResumeError(f"request {pending['id']} does not match the paused step's tool calls")
+        raise ResumeError(f"request {pending.id} does not match the paused step's tool calls")
     if decision is None:
         try:
             decision = await d.cancel.guard(d.approver.decide(_request(d, pending)))
@@ -406,16 +402,14 @@ async def _settle_pending(
             return await finish(d, Stop("cancelled", n, str(exc)))
     if decision.kind == "defer":
         return await finish(
-            d, Stop("awaiting_approval", n, "the decision is still deferred", int(pending["id"]))
+            d, Stop("awaiting_approval", n, "the decision is still deferred", pending.id)
         )
-    preset = Preset(
-        Act(pending["act"]), pending["target"], decision, int(pending["id"]), by="resumed"
-    )
+    preset = Preset(pending.act, pending.target, decision, pending.id, by="resumed")
     try:
         results, rows, deferred, changed = await execute_tools(
             d, n, calls, first=position, preset=preset
         )
-        await d.store.append_to_step(d.run_id, n, [_row(m) for m in results], rows)
+        await d.store.append_to_step(d.run_id, n, results, rows)
         d.history.extend(results)
         if deferred is not None:
             raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
@@ -427,28 +421,18 @@ async def _settle_pending(
     return await drive(d, n + 1)
 
 
-def _request(d: Drive, row: dict[str, Any]) -> ApprovalRequest:
+def _request(d: Drive, row: ApprovalRow) -> ApprovalRequest:
     return ApprovalRequest(
-        act=Act(row["act"]),
-        target=row["target"],
-        content=row["content"],
-        preview=row["preview"],
-        rule=row["rule"],
-        layer=row["layer"],
-        request_id=int(row["id"]),
+        act=row.act,
+        target=row.target,
+        content=row.content,
+        preview=row.preview,
+        rule=row.rule,
+        layer=row.layer,
+        request_id=row.id,
         run_id=d.run_id,
-        agent_label=row["agent_label"],
-        step=int(row["step"]),
+        agent_label=row.agent_label,
+        step=row.step,
         goal=d.contract.goal,
-        tool=row["tool"],
+        tool=row.tool,
     )
-
-
-def transcript_message(row: dict[str, Any]) -> Message:
-    """A stored transcript row as the message a resumed drive sends again."""
-    calls = tuple(ToolCall(c["id"], c["name"], c["arguments"]) for c in row["tool_calls"])
-    return Message(row["role"], row["content"], calls, row["tool_call_id"])
-
-
-def _row(m: Message) -> dict[str, Any]:
-    return {"role": m.role, "content": m.content, "tool_calls": [], "tool_call_id": m.tool_call_id}

@@ -8,22 +8,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.outcomes import OUTCOMES as OUTCOMES
+from ioh_tui.core.outcomes import Outcome
 from ioh_tui.verification import Command, Criterion, NoGate, criterion_from_dict
 
 Mode = Literal["single_file", "workspace"]
 
-OUTCOMES = (
-    "success",
-    "finished",
-    "step_cap_reached",
-    "time_budget_exceeded",
-    "cost_budget_exceeded",
-    "awaiting_approval",
-    "stalled",
-    "cancelled",
-    "failed",
-)
-EXIT_STATUS = {
+EXIT_STATUS: dict[Outcome, int] = {
     "success": 0,
     "finished": 0,
     "stalled": 1,
@@ -34,7 +25,7 @@ EXIT_STATUS = {
     "cost_budget_exceeded": 3,
     "awaiting_approval": 4,
 }
-TERMINAL = frozenset({"success", "finished", "stalled", "cancelled", "failed"})
+TERMINAL: frozenset[Outcome] = frozenset({"success", "finished", "stalled", "cancelled", "failed"})
 """Outcomes a resume reports without driving; budget stops are re-driven (raise it, resume)."""
 
 
@@ -136,7 +127,7 @@ def _positive(value: Any, name: str) -> Any:
 class RunResult:
     """How a run ended."""
 
-    outcome: str
+    outcome: Outcome
     run_id: int
     steps: int
     tokens: int

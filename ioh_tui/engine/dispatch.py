@@ -12,6 +12,7 @@ from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import replay
 from ioh_tui.engine.state import Drive
 from ioh_tui.policy import ApprovalRequest
+from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
 
 _OUTPUT_EVENT_CHARS = 4000
@@ -125,17 +126,17 @@ async def record_command(d: Drive, n: int, meta: Mapping[str, object]) -> None:
     await trace_command(d.store, d.run_id, n, backend, meta["argv"], meta.get("cap_hit"))
 
 
-def tool_row(call: ToolCall, result: ToolResult) -> dict[str, object]:
+def tool_row(call: ToolCall, result: ToolResult) -> CallRecord:
     """The trace row of a finished call."""
-    return {
-        "call_id": call.id,
-        "name": call.name,
-        "arguments": dict(call.arguments),
-        "ok": result.ok,
-        "refused": result.refused,
-        "summary": result.summary,
-        "output": result.output,
-    }
+    return CallRecord(
+        call.id,
+        call.name,
+        dict(call.arguments),
+        result.ok,
+        result.refused,
+        result.summary,
+        result.output,
+    )
 
 
 def _journal_form(result: ToolResult) -> dict[str, object]:

@@ -7,7 +7,6 @@ rule can cross a deny (both are re-checked against the full policy before anythi
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -184,9 +183,9 @@ class RunGate:
                 if done:
                     return asked.result(), "approver"
                 row = await self._store.approval(request.request_id)
-                if row is not None and row["status"] != "pending":
+                if row is not None and row.status != "pending":
                     asked.cancel()
-                    return stored_decision(row), row["decided_by"] or "attached"
+                    return Decision.from_row(row.answer), row.decided_by or "attached"
         finally:
             if not asked.done():
                 asked.cancel()
@@ -197,20 +196,11 @@ class RunGate:
             self._resolved(request, decision, by)
             return Deferral(request.request_id)
         performed = decision.applied_to(request)
-        status = "approve" if decision.kind == "approve" else "deny"
-        won = await self._store.resolve_approval(
-            request.request_id,
-            status=status,
-            by=by,
-            reason=decision.reason if status == "deny" else None,
-            performed_target=performed.target if decision.modified else None,
-            performed_content=performed.content if decision.modified else None,
-            remembered=[r.describe() for r in decision.remember],
-        )
+        won = await self._store.answer_approval(request.request_id, decision.to_row(request), by=by)
         if not won:
             row = await self._store.approval(request.request_id)
             assert row is not None
-            decision, by = stored_decision(row), row["decided_by"] or "attached"
+            decision, by = Decision.from_row(row.answer), row.decided_by or "attached"
             performed = decision.applied_to(request)
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
@@ -297,25 +287,3 @@ class RunGate:
                 by=by,
             )
         )
-
-
-def stored_decision(row: dict[str, object]) -> Decision:
-    """The decision recorded in an approvals row (answers from another process, or the queue)."""
-    if row["status"] == "deny":
-        return Decision.deny(str(row.get("reason") or "denied"))
-    target = row.get("performed_target")
-    content = row.get("performed_content")
-    remembered = json.loads(str(row.get("remembered") or "[]"))
-    decision = Decision.rewrite(
-        target=str(target) if target is not None else None,
-        content=str(content) if content is not None else None,
-    )
-    if remembered:
-        rules = tuple(_parse_rule(text) for text in remembered)
-        return Decision("approve", target=decision.target, content=decision.content, remember=rules)
-    return decision
-
-
-def _parse_rule(text: str) -> Rule:
-    act, effect, pattern = text.split(" ", 2)
-    return Rule(Act(act), Effect(effect), pattern)

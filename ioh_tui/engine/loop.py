@@ -14,6 +14,7 @@ from collections.abc import Awaitable
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ProviderError
+from ioh_tui.core.outcomes import Outcome
 from ioh_tui.core.transcript import (
     Attempt,
     Completion,
@@ -32,10 +33,9 @@ from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
 from ioh_tui.engine.raises import apply_raises, apply_tree_raise
-from ioh_tui.engine.recovery import completion_from_dict, completion_to_dict
 from ioh_tui.engine.state import Drive
 from ioh_tui.providers.retry import BudgetExhausted
-from ioh_tui.store import StepCommit
+from ioh_tui.store import CallRecord, StepCommit
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.registry import SPAWN_AGENT
 from ioh_tui.verification import NoGate
@@ -45,7 +45,7 @@ class Stop(Exception):
     """Ends the drive with an outcome (control flow by exception, as the house style allows)."""
 
     def __init__(
-        self, outcome: str, steps: int, detail: str = "", request_id: int | None = None
+        self, outcome: Outcome, steps: int, detail: str = "", request_id: int | None = None
     ) -> None:
         super().__init__(outcome)
         self.outcome = outcome
@@ -105,9 +105,9 @@ async def step(d: Drive, n: int) -> None:
     staged = await d.store.staged_turn(d.run_id, n) if n == d.first_step else None
     if staged is None:
         completion = await query(d, n)
-        await d.store.stage_turn(d.run_id, n, completion_to_dict(completion))
+        await d.store.stage_turn(d.run_id, n, completion)
     else:
-        completion = completion_from_dict(staged)
+        completion = staged
         _replay_text(d, n, completion)
     assistant = Message("assistant", completion.text, completion.tool_calls)
     results, rows, deferred, changed = await execute_tools(d, n, completion.tool_calls)
@@ -120,7 +120,7 @@ async def step(d: Drive, n: int) -> None:
         StepCommit(
             run_id=d.run_id,
             step=n,
-            decision="; ".join(str(r["summary"]) for r in rows)
+            decision="; ".join(r.summary for r in rows)
             or ("no tool call" if not completion.tool_calls else ""),
             tool_call=" | ".join(
                 f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}"
@@ -129,7 +129,7 @@ async def step(d: Drive, n: int) -> None:
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             cost_usd=usage.cost_usd if usage else None,
-            messages=[_message_row(m) for m in messages],
+            messages=messages,
             tool_calls=rows,
             lease_owner=d.lease_owner,
             lease_generation=d.lease_generation,
@@ -287,7 +287,7 @@ async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
 
 async def execute_tools(
     d: Drive, n: int, calls: tuple[ToolCall, ...], *, first: int = 0, preset: Preset | None = None
-) -> tuple[list[Message], list[dict[str, object]], int | None, bool]:
+) -> tuple[list[Message], list[CallRecord], int | None, bool]:
     """Dispatch calls in the model's order; stop at the first deferred decision.
 
     Returns the tool-result messages, the rows for the trace, the deferred request id (if any) and
@@ -316,7 +316,7 @@ async def execute_tools(
             break
         done.append((call, result))
     results: list[Message] = []
-    rows: list[dict[str, object]] = []
+    rows: list[CallRecord] = []
     changed = False
     for call, pending in done:
         result = pending if isinstance(pending, ToolResult) else await d.cancel.guard(pending)
@@ -365,14 +365,3 @@ async def finish(d: Drive, stop: Stop) -> RunResult:
 
 def _who(d: Drive) -> WhoFields:
     return d.who.fields()
-
-
-def _message_row(m: Message) -> dict[str, object]:
-    return {
-        "role": m.role,
-        "content": m.content,
-        "tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": dict(c.arguments)} for c in m.tool_calls
-        ],
-        "tool_call_id": m.tool_call_id,
-    }

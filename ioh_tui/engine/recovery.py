@@ -14,10 +14,9 @@ Resuming the same uncommitted step:
 from __future__ import annotations
 
 import shlex
-from typing import Any
 
 from ioh_tui.core import events as ev
-from ioh_tui.core.transcript import Completion, ToolCall, Usage
+from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.state import Drive
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.files import content_hash
@@ -26,61 +25,21 @@ RECOVERY_RULE = "interrupted"
 RECOVERY_LAYER = "recovery"
 
 
-def completion_to_dict(c: Completion) -> dict[str, Any]:
-    """A completion as JSON (for the staged turn)."""
-    u = c.usage
-    return {
-        "text": c.text,
-        "thinking": c.thinking,
-        "tool_calls": [
-            {"id": t.id, "name": t.name, "arguments": dict(t.arguments), "error": t.arguments_error}
-            for t in c.tool_calls
-        ],
-        "usage": None
-        if u is None
-        else {
-            "input_tokens": u.input_tokens,
-            "output_tokens": u.output_tokens,
-            "cache_read_tokens": u.cache_read_tokens,
-            "cache_write_tokens": u.cache_write_tokens,
-            "reasoning_tokens": u.reasoning_tokens,
-            "cost_usd": u.cost_usd,
-        },
-        "stop_reason": c.stop_reason,
-        "model": c.model,
-    }
-
-
-def completion_from_dict(data: dict[str, Any]) -> Completion:
-    """Rebuild a staged completion."""
-    usage = data.get("usage")
-    return Completion(
-        text=data["text"],
-        thinking=data["thinking"],
-        tool_calls=tuple(
-            ToolCall(t["id"], t["name"], t["arguments"], t.get("error")) for t in data["tool_calls"]
-        ),
-        usage=Usage(**usage) if usage else None,
-        stop_reason=data.get("stop_reason"),
-        model=data.get("model"),
-    )
-
-
 async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult | None:
     """The result of a call an interrupted drive already made, or None when it must run."""
     entry = d.journal.get((n, position))
-    if entry is None or entry["name"] != call.name or entry["arguments"] != dict(call.arguments):
+    if entry is None or entry.name != call.name or entry.arguments != dict(call.arguments):
         return None
-    result = entry.get("result")
-    if entry["completed_at"] is not None and isinstance(result, dict):
+    result = entry.result
+    if entry.completed_at is not None and result is not None:
         return ToolResult(
             str(result["output"]),
             ok=bool(result["ok"]),
             refused=bool(result["refused"]),
             changed=bool(result["changed"]),
         )
-    intent = entry.get("intent")
-    if isinstance(intent, dict):
+    intent = entry.intent
+    if intent is not None:
         path = d.workspace.root / str(intent["path"])
         try:
             on_disk = content_hash(path.read_text(encoding="utf-8"))

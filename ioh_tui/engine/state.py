@@ -15,7 +15,7 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.store import Store
+from ioh_tui.store import AttemptRow, Store
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
 
@@ -47,7 +47,7 @@ class Drive:
     """The transcript after the system prompt and the task block."""
     tokens: int = 0
     """Tokens of committed steps, across every drive of the run."""
-    journal: dict[tuple[int, int], dict[str, object]] = field(default_factory=dict)
+    journal: dict[tuple[int, int], AttemptRow] = field(default_factory=dict)
     """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
     tree: Tree | None = None
     """The sub-agent tree this run belongs to (None: a flat run)."""

@@ -242,18 +242,14 @@ class Tree:
         A finished child is reported, never run again; an interrupted one continues from its last
         committed step (nothing it committed is redone or charged twice).
         """
-        from ioh_tui.engine.api import transcript_message
-
         row = await d.store.run(child_id)
-        if row.status != "running":
-            result = RunResult(
-                row.outcome or row.status, child_id, row.steps, row.tokens, row.detail
-            )
+        if row.status != "running" and row.outcome is not None:  # a stopped run has its outcome
+            result = RunResult(row.outcome, child_id, row.steps, row.tokens, row.detail)
             said = next(
                 (
-                    m["content"]
+                    m.content
                     for m in reversed(await d.store.messages(child_id))
-                    if m["role"] == "assistant" and m["content"]
+                    if m.role == "assistant" and m.content
                 ),
                 "",
             )
@@ -263,11 +259,11 @@ class Tree:
         child = self._drive(
             d, child_id, row.agent_label, TaskContract.from_dict(row.contract), policy
         )
-        child.history = [transcript_message(m) for m in await d.store.messages(child_id)]
+        child.history = [m.message for m in await d.store.messages(child_id)]
         child.tokens = row.tokens
         last = await d.store.last_step(child_id)
         for attempt in await d.store.attempts(child_id, step=last + 1):
-            child.journal[(last + 1, attempt["seq"])] = attempt
+            child.journal[(last + 1, attempt.seq)] = attempt
         async with self.tier(child.who_depth):
             result = await self._work(child, last + 1)
         return ToolResult(_report(row.goal, result, _said(child)), ok=_good(result))

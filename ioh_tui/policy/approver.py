@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ioh_tui.core.acts import Act
+from ioh_tui.core.acts import Act, Answer, DecisionKind
 from ioh_tui.policy.types import Rule
 
 
@@ -36,7 +36,6 @@ class ApprovalRequest:
     """The tool call behind the request (`write_file`, `exec`, ...)."""
 
 
-DecisionKind = Literal["approve", "deny", "defer"]
 RememberScope = Literal["run", "file"]
 
 
@@ -89,6 +88,46 @@ class Decision:
     def modified(self) -> bool:
         """Whether this approval rewrote the action."""
         return self.target is not None or self.content is not None
+
+    def to_row(self, request: ApprovalRequest | None = None) -> Answer:
+        """The answer this decision writes into its request's `approvals` row.
+
+        A rewrite records the action as performed (the request fills in the half a rewrite left
+        unchanged); a denial, its reason; a remember, its rules. A deferral is no answer (the
+        request stays pending), so it has no row form.
+
+        Args:
+            request: The request answered; without it a rewrite records only what it changed.
+
+        Raises:
+            ValueError: For a deferral.
+        """
+        if self.kind == "defer":
+            raise ValueError("a deferred decision leaves its request pending: nothing to write")
+        if self.kind == "deny":
+            return Answer("deny", reason=self.reason)
+        target, content = self.target, self.content
+        if self.modified and request is not None:
+            performed = self.applied_to(request)
+            target, content = performed.target, performed.content
+        return Answer(
+            "approve",
+            performed_target=target,
+            performed_content=content,
+            remembered=tuple(rule.describe() for rule in self.remember),
+        )
+
+    @classmethod
+    def from_row(cls, answer: Answer) -> Decision:
+        """The decision an answered `approvals` row records (`ApprovalRow.answer`)."""
+        if answer.status == "deny":
+            return cls.deny(answer.reason or "denied")
+        return cls(
+            "approve",
+            target=answer.performed_target,
+            content=answer.performed_content,
+            remember=tuple(Rule.parse(text) for text in answer.remembered),
+        )
 
     def applied_to(self, request: ApprovalRequest) -> ApprovalRequest:
         """The request as it will be performed (the rewrite, if any)."""

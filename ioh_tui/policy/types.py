@@ -19,6 +19,12 @@ class Rule:
         """`act effect pattern`, the form shown to people and in events."""
         return f"{self.act.value} {self.effect.value} {self.pattern}"
 
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        """The inverse of `describe` (the pattern may hold spaces)."""
+        act, effect, pattern = text.split(" ", 2)
+        return cls(Act(act), Effect(effect), pattern)
+
 
 @dataclass(frozen=True, slots=True)
 class Layer:

@@ -1,5 +1,35 @@
 """The SQLite trace: runs, steps, transcript, tool calls, decisions, accounting, gates, leases."""
 
-from ioh_tui.store.db import RunRow, StepCommit, Store
+from ioh_tui.store.db import Store
+from ioh_tui.store.rows import (
+    ApprovalRow,
+    AttemptRow,
+    CallRecord,
+    EventRow,
+    GateAttemptRow,
+    MessageRow,
+    PolicyEventRow,
+    ProviderCallRow,
+    RunRow,
+    SandboxEventRow,
+    StepRow,
+    ToolCallRow,
+)
+from ioh_tui.store.steps import StepCommit
 
-__all__ = ["RunRow", "StepCommit", "Store"]
+__all__ = [
+    "ApprovalRow",
+    "AttemptRow",
+    "CallRecord",
+    "EventRow",
+    "GateAttemptRow",
+    "MessageRow",
+    "PolicyEventRow",
+    "ProviderCallRow",
+    "RunRow",
+    "SandboxEventRow",
+    "StepCommit",
+    "StepRow",
+    "Store",
+    "ToolCallRow",
+]

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ioh_tui.core.acts import Act
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.policy import ApprovalRequest, Decision
+from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.totals import Budget
 
@@ -103,7 +103,7 @@ def resume_refusal(
     run: RunRow,
     state: str,
     decision: Decision | None,
-    pending: list[dict[str, Any]],
+    pending: list[ApprovalRow],
     overrides: dict[str, Any] | None = None,
     tree_tokens: int | None = None,
 ) -> str | None:
@@ -138,7 +138,7 @@ def resume_refusal(
     return None
 
 
-def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
+def stored_request(row: ApprovalRow, *, goal: str = "") -> ApprovalRequest:
     """A pending request as stored, shown exactly as it was when it was first asked.
 
     Args:
@@ -149,18 +149,18 @@ def stored_request(row: dict[str, Any], *, goal: str = "") -> ApprovalRequest:
         The request the decision modal shows.
     """
     return ApprovalRequest(
-        act=Act(row["act"]),
-        target=row["target"],
-        content=row.get("content"),
-        preview=row.get("preview"),
-        rule=row.get("rule"),
-        layer=row.get("layer"),
-        request_id=int(row["id"]),
-        run_id=int(row["run_id"]),
-        agent_label=row.get("agent_label") or "root",
-        step=int(row.get("step") or 0),
-        goal=row.get("goal") or goal,
-        tool=row.get("tool") or "",
+        act=row.act,
+        target=row.target,
+        content=row.content,
+        preview=row.preview,
+        rule=row.rule,
+        layer=row.layer,
+        request_id=row.id,
+        run_id=row.run_id,
+        agent_label=row.agent_label or "root",
+        step=row.step,
+        goal=row.goal or goal,
+        tool=row.tool,
     )
 
 

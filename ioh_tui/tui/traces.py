@@ -11,8 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.store import Store
-from ioh_tui.store.db import RunRow
+from ioh_tui.store import (
+    ApprovalRow,
+    GateAttemptRow,
+    PolicyEventRow,
+    ProviderCallRow,
+    RunRow,
+    StepRow,
+    Store,
+    ToolCallRow,
+)
 from ioh_tui.tui.describe import money, one_line, tokens, tool_line
 from ioh_tui.tui.history import run_state, started
 
@@ -44,13 +52,13 @@ class Trace:
     run: RunRow
     state: str
     """Where it stands (`history.run_state`)."""
-    steps: list[dict[str, Any]]
-    calls: list[dict[str, Any]]
-    approvals: list[dict[str, Any]]
-    refusals: list[dict[str, Any]]
+    steps: list[StepRow]
+    calls: list[ToolCallRow]
+    approvals: list[ApprovalRow]
+    refusals: list[PolicyEventRow]
     """Acts the policy refused outright (they never reached a person)."""
-    gates: list[dict[str, Any]]
-    provider_calls: list[dict[str, Any]]
+    gates: list[GateAttemptRow]
+    provider_calls: list[ProviderCallRow]
     children: list[RunRow]
     cost: float | None
     """Dollars, when the provider reported any."""
@@ -60,14 +68,14 @@ async def load_trace(store: Store, run_id: int) -> Trace:
     """Read one run's trace (`ResumeError` when there is no such run)."""
     run = await store.run(run_id)
     steps = await store.steps(run_id)
-    costs = [s["cost_usd"] for s in steps if s["cost_usd"] is not None]
+    costs = [s.cost_usd for s in steps if s.cost_usd is not None]
     return Trace(
         run=run,
         state=run_state(run, await store.driven_runs()),
         steps=steps,
         calls=await store.tool_calls(run_id),
         approvals=await store.approvals(run_id),
-        refusals=[e for e in await store.policy_events(run_id) if e["kind"] == "refusal"],
+        refusals=[e for e in await store.policy_events(run_id) if e.kind == "refusal"],
         gates=await store.gate_attempts(run_id),
         provider_calls=await store.provider_calls(run_id),
         children=await store.children(run_id),
@@ -89,7 +97,7 @@ def header(trace: Trace) -> list[str]:
         f" · {run.mode} · started {started(run.started_at)}{parent}"
     )
     if trace.gates:
-        lines.append(f"gate: {one_line(trace.gates[-1]['criterion'], 160)}")
+        lines.append(f"gate: {one_line(trace.gates[-1].criterion, 160)}")
     if run.detail:
         lines.append(one_line(run.detail, 200))
     return lines
@@ -104,51 +112,51 @@ def arguments(args: dict[str, Any], width: int = 60) -> str:
     return one_line(" ".join(parts), width)
 
 
-def call_result(call: dict[str, Any]) -> str:
+def call_result(call: ToolCallRow) -> str:
     """ok, failed or refused, with its glyph."""
-    if call["refused"]:
+    if call.refused:
         return "⊘ refused"
-    return "✓ ok" if call["ok"] else "✗ failed"
+    return "✓ ok" if call.ok else "✗ failed"
 
 
 def step_rows(trace: Trace) -> list[Row]:
     """One row per tool call (a step without any gets one row): step, call, arguments, result."""
     root = Path(trace.run.root)
-    by_step: dict[int, list[dict[str, Any]]] = {}
+    by_step: dict[int, list[ToolCallRow]] = {}
     for call in trace.calls:
-        by_step.setdefault(call["step"], []).append(call)
+        by_step.setdefault(call.step, []).append(call)
     rows: list[Row] = []
     for step in trace.steps:
-        n = step["step"]
+        n = step.step
         calls = by_step.get(n, [])
         if not calls:
-            rows.append((str(n), "reply", "", "", one_line(step["decision"], 60)))
+            rows.append((str(n), "reply", "", "", one_line(step.decision, 60)))
         for i, call in enumerate(calls):
             rows.append(
                 (
                     str(n) if i == 0 else "",
-                    tool_line(call["name"], call["arguments"], root),
-                    arguments(call["arguments"], 26),
+                    tool_line(call.name, call.arguments, root),
+                    arguments(call.arguments, 26),
                     call_result(call),
-                    one_line(call["summary"], 34),
+                    one_line(call.summary, 34),
                 )
             )
     return rows
 
 
-def _answer(row: dict[str, Any]) -> str:
-    status = str(row["status"])
+def _answer(row: ApprovalRow) -> str:
+    status = str(row.status)
     answer = ANSWERS.get(status, status)
-    if row.get("performed_target") or row.get("performed_content"):
+    if row.performed_target or row.performed_content:
         answer += " (rewritten)"
     return answer
 
 
-def _rule(row: dict[str, Any]) -> tuple[str, str]:
+def _rule(row: ApprovalRow | PolicyEventRow) -> tuple[str, str]:
     """The rule that asked or refused and its layer; no rule means the act's default tier."""
-    if not row["rule"]:
+    if not row.rule:
         return "default tier", "—"
-    return one_line(str(row["rule"]), 30), str(row["layer"] or "?")
+    return one_line(str(row.rule), 30), str(row.layer or "?")
 
 
 def decision_rows(trace: Trace) -> list[Row]:
@@ -159,20 +167,20 @@ def decision_rows(trace: Trace) -> list[Row]:
     """
     items: list[tuple[int, int, Row]] = []
     for a in trace.approvals:
-        kept = ", ".join(json.loads(a.get("remembered") or "[]"))
-        who = DECIDERS.get(a["decided_by"] or "", a["decided_by"] or "—")
+        kept = ", ".join(a.remembered)
+        who = DECIDERS.get(a.decided_by or "", a.decided_by or "—")
         items.append(
             (
-                a["step"],
+                a.step,
                 0,
                 (
-                    str(a["step"]),
-                    a["act"],
-                    one_line(a["target"], 40),
+                    str(a.step),
+                    a.act,
+                    one_line(a.target, 40),
                     _answer(a),
                     who,
                     *_rule(a),
-                    one_line(a["reason"] or "", 40),
+                    one_line(a.reason or "", 40),
                     kept,
                 ),
             )
@@ -180,12 +188,12 @@ def decision_rows(trace: Trace) -> list[Row]:
     for e in trace.refusals:
         items.append(
             (
-                e["step"],
+                e.step,
                 1,
                 (
-                    str(e["step"]),
-                    e["act"],
-                    one_line(e["target"], 40),
+                    str(e.step),
+                    e.act,
+                    one_line(e.target, 40),
                     "refused",
                     "policy",
                     *_rule(e),
@@ -210,29 +218,29 @@ def gate_detail(detail: str) -> str:
 def gate_rows(trace: Trace) -> list[Row]:
     """Each evaluation of the criterion: step, result, evidence."""
     return [
-        (str(g["step"]), GATE_MARKS.get(g["status"], g["status"]), gate_detail(g["detail"]))
+        (str(g.step), GATE_MARKS.get(g.status, g.status), gate_detail(g.detail))
         for g in trace.gates
     ]
 
 
 def usage_rows(trace: Trace) -> list[Row]:
     """Per step: input, output and total tokens, cost, model calls (failed attempts named)."""
-    attempts: dict[int, list[dict[str, Any]]] = {}
+    attempts: dict[int, list[ProviderCallRow]] = {}
     for call in trace.provider_calls:
-        attempts.setdefault(call["step"], []).append(call)
+        attempts.setdefault(call.step, []).append(call)
     rows: list[Row] = []
     for step in trace.steps:
-        n = step["step"]
+        n = step.step
         tried = attempts.get(n, [])
-        failures = Counter(c["failure"] for c in tried if c["failure"])
+        failures = Counter(c.failure for c in tried if c.failure)
         failed = ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in failures.items())
-        cost = step["cost_usd"]
+        cost = step.cost_usd
         rows.append(
             (
                 str(n),
-                f"{step['input_tokens']:,}",
-                f"{step['output_tokens']:,}",
-                f"{step['tokens']:,}",
+                f"{step.input_tokens:,}",
+                f"{step.output_tokens:,}",
+                f"{step.tokens:,}",
                 money(cost) if cost is not None else "unknown",
                 f"{len(tried)}" + (f" ({failed})" if failed else ""),
             )
@@ -241,8 +249,8 @@ def usage_rows(trace: Trace) -> list[Row]:
     rows.append(
         (
             "all",
-            f"{sum(s['input_tokens'] for s in trace.steps):,}",
-            f"{sum(s['output_tokens'] for s in trace.steps):,}",
+            f"{sum(s.input_tokens for s in trace.steps):,}",
+            f"{sum(s.output_tokens for s in trace.steps):,}",
             f"{trace.run.tokens:,}",
             money(total) if total is not None else "unknown",
             str(len(trace.provider_calls)),

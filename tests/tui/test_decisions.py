@@ -127,7 +127,7 @@ async def test_n_denies_with_a_reason_the_model_reads(tmp_path: Path) -> None:
     assert "[write denied] calc.py — use multiplication instead" in told
     async with Store.open(tmp_path / "store.db") as store:
         (row,) = await store.approvals()
-    assert row["status"] == "deny" and row["reason"] == "use multiplication instead"
+    assert row.status == "deny" and row.reason == "use multiplication instead"
 
 
 async def test_d_defers_and_the_run_pauses_awaiting_approval(tmp_path: Path) -> None:
@@ -145,7 +145,7 @@ async def test_d_defers_and_the_run_pauses_awaiting_approval(tmp_path: Path) -> 
     )
     async with Store.open(tmp_path / "store.db") as store:
         (pending,) = await store.approvals(pending_only=True)
-    assert pending["target"] == "calc.py"
+    assert pending.target == "calc.py"
     assert (tmp_path / "project" / "calc.py").read_text() == ORIGINAL
 
 
@@ -170,9 +170,7 @@ async def test_an_answer_from_elsewhere_closes_the_modal(tmp_path: Path) -> None
         await modal(pilot)
         async with Store.open(tmp_path / "store.db") as other:
             (pending,) = await other.approvals(pending_only=True)
-            assert await other.resolve_approval(
-                pending["id"], status="approve", by="another terminal"
-            )
+            assert await other.resolve_approval(pending.id, status="approve", by="another terminal")
         await until(pilot, lambda: not isinstance(app.screen, ApprovalModal))
         await finished(pilot)
         assert not run_screen(app).status.waiting

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ioh_tui.cli.options import stored_provider
+from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.policy import Decision
+from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import cell
 from ioh_tui.tui.history import (
@@ -47,7 +48,30 @@ RUN = RunRow(
     steps=2,
     tokens=10,
 )
-PENDING = [{"id": 1}]
+REQUEST = ApprovalRow(
+    id=7,
+    run_id=4,
+    step=2,
+    call_id="c1",
+    tool="edit_file",
+    act=Act.WRITE,
+    target="calc.py",
+    content="x",
+    preview="--- a\n+++ b\n",
+    rule="calc.py",
+    layer="project",
+    agent_label="agent-5",
+    status="pending",
+    decided_by=None,
+    reason=None,
+    performed_target=None,
+    performed_content=None,
+    remembered=(),
+    created_at="2025-06-01T09:00:01.000Z",
+    resolved_at=None,
+    goal="Fix the adder",
+)
+PENDING = [REQUEST]
 
 
 def test_a_running_run_without_a_live_driver_is_crashed() -> None:
@@ -123,27 +147,14 @@ def test_why_a_run_cannot_resume() -> None:
 
 
 def test_a_stored_request_is_shown_as_it_was_asked() -> None:
-    row: dict[str, Any] = {
-        "id": 7,
-        "run_id": 4,
-        "step": 2,
-        "act": "write",
-        "target": "calc.py",
-        "content": "x",
-        "preview": "--- a\n+++ b\n",
-        "rule": "calc.py",
-        "layer": "project",
-        "agent_label": "agent-5",
-        "tool": "edit_file",
-        "goal": "Fix the adder",
-    }
+    row = REQUEST
     request = stored_request(row)
     assert (request.request_id, request.run_id, request.step) == (7, 4, 2)
     assert (request.rule, request.layer, request.agent_label) == ("calc.py", "project", "agent-5")
     assert (request.goal, request.tool, request.preview) == (
         "Fix the adder",
         "edit_file",
-        row["preview"],
+        row.preview,
     )
 
 

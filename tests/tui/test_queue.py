@@ -91,8 +91,8 @@ async def test_similar_asks_of_three_agents_are_approved_with_one_suggested_rule
     ]
     async with Store.open(tmp_path / "store.db") as store:
         answered = await store.approvals()
-    assert [a["status"] for a in answered] == ["approve"] * 3
-    assert all("write allow notes/*" in a["remembered"] for a in answered)
+    assert [a.status for a in answered] == ["approve"] * 3
+    assert all("write allow notes/*" in a.remembered for a in answered)
 
 
 async def test_a_narrowed_rule_answers_only_what_it_covers_and_deny_takes_one_reason(
@@ -121,9 +121,9 @@ async def test_a_narrowed_rule_answers_only_what_it_covers_and_deny_takes_one_re
         await finished(pilot)
     assert [p.name for p in (tmp_path / "project" / "notes").iterdir()] == ["child1.md"]
     async with Store.open(tmp_path / "store.db") as store:
-        answered = {a["target"]: a for a in await store.approvals()}
-    assert answered["notes/child1.md"]["status"] == "approve"
-    assert [answered[f"notes/child{i}.md"]["reason"] for i in (0, 2)] == ["not now"] * 2
+        answered = {a.target: a for a in await store.approvals()}
+    assert answered["notes/child1.md"].status == "approve"
+    assert [answered[f"notes/child{i}.md"].reason for i in (0, 2)] == ["not now"] * 2
 
 
 async def test_from_the_start_screen_w_lists_deferred_decisions_and_answering_resumes(
@@ -177,7 +177,7 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
     async with Store.open(db) as store:
         row = await store.approval(request)
     assert row is not None
-    assert (row["status"], row["decided_by"], row["reason"]) == (
+    assert (row.status, row.decided_by, row.reason) == (
         "deny",
         "attached",
         "not from here",
@@ -233,8 +233,8 @@ async def test_similar_decisions_of_two_paused_runs_are_answered_together_from_t
         assert app.result is not None and app.result.outcome == "success"
     async with Store.open(db) as store:
         answered = await store.approvals()
-    assert [(a["status"], a["decided_by"]) for a in answered] == [("approve", "queue")] * 2
-    assert all("write allow calc.py" in a["remembered"] for a in answered)
+    assert [(a.status, a.decided_by) for a in answered] == [("approve", "queue")] * 2
+    assert all("write allow calc.py" in a.remembered for a in answered)
     assert (tmp_path / "p1" / "calc.py").read_text() == FIXED
     assert "a - b" in (tmp_path / "p0" / "calc.py").read_text()  # not resumed yet
 

@@ -284,8 +284,9 @@ async def test_r_resumes_a_paused_run_which_asks_again_then_a_second_run_starts(
         await modal(pilot)
         await pilot.press("y")
         await ended(pilot)
-        assert app.result is not None and app.result.outcome == "finished"
-        assert app.result.run_id == 7
+        resumed = app.result  # a new result: the assertion on the first one says nothing of it
+        assert resumed is not None and resumed.outcome == "finished"
+        assert resumed.run_id == 7
 
 
 async def test_without_a_resumer_the_app_says_how_to_resume(

@@ -7,11 +7,12 @@ request pending, as it was.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.binding import Binding, BindingType
 
 from ioh_tui.policy import Decision
+from ioh_tui.store import ApprovalRow
 from ioh_tui.tui.history import stored_request
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 
@@ -40,7 +41,7 @@ class StoredApprovalModal(ApprovalModal):
         self.dismiss(Decision.defer())
 
 
-def answer_stored(app: IohApp, row: dict[str, Any]) -> None:
+def answer_stored(app: IohApp, row: ApprovalRow) -> None:
     """Show a stored pending request; an answer other than defer resumes its run with it.
 
     Args:

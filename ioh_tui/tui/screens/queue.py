@@ -151,7 +151,7 @@ class DecisionQueueScreen(Screen[None]):
                 driven = await store.driven_runs()
                 runs: dict[int, RunRow] = {}  # a tree's children often ask together
                 for row in await store.approvals(pending_only=True):
-                    run_id = int(row["run_id"])
+                    run_id = int(row.run_id)
                     if run_id not in runs:
                         runs[run_id] = await store.run(run_id)
                     run = runs[run_id]
@@ -282,14 +282,11 @@ class DecisionQueueScreen(Screen[None]):
                 severity="warning",
             )
             return
-        status = "approve" if decision.kind == "approve" else "deny"
-        reason = decision.reason if status == "deny" else None
+        answer = decision.to_row(item.request)
         async with Store.open(self.store_path) as store:
-            landed = await store.resolve_approval(
-                item.request.request_id, status=status, by="attached", reason=reason
-            )
+            landed = await store.answer_approval(item.request.request_id, answer, by="attached")
         if landed:
-            self.notify(f"Answered request {item.request.request_id} ({status}).")
+            self.notify(f"Answered request {item.request.request_id} ({answer.status}).")
         else:
             self.notify("Someone else answered it first.", severity="warning")
         self.action_reload()
@@ -311,17 +308,12 @@ class DecisionQueueScreen(Screen[None]):
 
     async def _answer_stored(self, items: list[QueueItem], decision: Decision) -> None:
         """Write one answer for several stored requests; each run takes it as `_load` says."""
-        status = "approve" if decision.kind == "approve" else "deny"
+        status = decision.kind  # approve or deny: a deferral leaves stored requests as they are
         landed = 0
         async with Store.open(self.store_path) as store:
             for item in items:
-                landed += await store.resolve_approval(
-                    item.request.request_id,
-                    status=status,
-                    by="queue",
-                    reason=decision.reason if status == "deny" else None,
-                    remembered=[rule.describe() for rule in decision.remember],
-                )
+                answer = decision.to_row(item.request)
+                landed += await store.answer_approval(item.request.request_id, answer, by="queue")
         paused = sorted({i.root_run_id for i in items if i.where == "deferred"})
         said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({status})"
         if landed < len(items):

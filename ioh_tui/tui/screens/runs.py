@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
 from textual import on
@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Select, Static
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import money, one_line, tokens
@@ -66,7 +66,7 @@ class RunBrowserScreen(Screen[None]):
         """Each run's state (`history.run_state`)."""
         self.costs: dict[int, float] = {}
         """Each run's cost, when known."""
-        self.pending: dict[int, list[dict[str, Any]]] = {}
+        self.pending: dict[int, list[ApprovalRow]] = {}
         """Pending decision requests per run."""
         self.shown: list[RunRow] = []
         """The runs passing the filters, in table order."""
@@ -110,7 +110,7 @@ class RunBrowserScreen(Screen[None]):
     async def _load(self) -> None:
         runs: list[RunRow] = []
         driven: set[int] = set()
-        pending: list[dict[str, Any]] = []
+        pending: list[ApprovalRow] = []
         if self.store_path.exists():
             try:
                 async with Store.open(self.store_path) as store:
@@ -124,7 +124,7 @@ class RunBrowserScreen(Screen[None]):
         self.states = {run.id: run_state(run, driven) for run in runs}
         self.pending = {}
         for row in pending:
-            self.pending.setdefault(int(row["run_id"]), []).append(row)
+            self.pending.setdefault(int(row.run_id), []).append(row)
         self._loaded = True
         self._apply()
 

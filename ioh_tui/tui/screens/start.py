@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import one_line
@@ -90,7 +90,7 @@ class StartScreen(Screen[None]):
         """The store the lists come from."""
         self.demo_available = demo_available
         """Whether this build has the demo."""
-        self.pending: list[dict[str, Any]] = []
+        self.pending: list[ApprovalRow] = []
         """Pending (deferred) decisions, as read."""
         self.recent: list[RunRow] = []
         """Recent root runs, newest first, as read."""
@@ -155,7 +155,7 @@ class StartScreen(Screen[None]):
             pending, recent = [], []
         self._fill(pending, recent)
 
-    def _fill(self, pending: list[dict[str, Any]], recent: list[RunRow]) -> None:
+    def _fill(self, pending: list[ApprovalRow], recent: list[RunRow]) -> None:
         self.pending, self.recent = pending, recent
         self._loaded = True
         table: DataTable[Text] = self.query_one("#start-pending", DataTable)
@@ -163,12 +163,12 @@ class StartScreen(Screen[None]):
             table,
             (
                 (
-                    str(row["run_id"]),
-                    str(row["id"]),
-                    row["act"],
-                    one_line(row["target"], 40),
-                    row.get("agent_label") or "root",
-                    one_line(row.get("goal") or "", 40),
+                    str(row.run_id),
+                    str(row.id),
+                    row.act,
+                    one_line(row.target, 40),
+                    row.agent_label or "root",
+                    one_line(row.goal or "", 40),
                 )
                 for row in pending
             ),

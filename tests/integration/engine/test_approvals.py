@@ -74,10 +74,10 @@ async def test_a_denied_write_never_reaches_the_approver(project: Path) -> None:
             contract(project), provider, store=store, approver=approver, sandbox=select("floor")
         )
         calls = await store.tool_calls(result.run_id)
-        refusals = [e for e in await store.policy_events(result.run_id) if e["kind"] == "refusal"]
+        refusals = [e for e in await store.policy_events(result.run_id) if e.kind == "refusal"]
     assert not (project / "config" / ".env").exists()
-    assert calls[0]["refused"] and "builtin-secrets" in calls[0]["output"]
-    assert refusals[0]["layer"] == "builtin-secrets"
+    assert calls[0].refused and "builtin-secrets" in calls[0].output
+    assert refusals[0].layer == "builtin-secrets"
     assert [r.target for r in approver.seen] == [
         "calc.py"
     ]  # only the allowed-by-ask edit was asked
@@ -110,9 +110,9 @@ async def test_a_write_under_the_default_tiers_asks_with_a_diff(project: Path) -
         and "+    return a + b" in request.preview
     )
     assert request.content == FIXED
-    assert row["status"] == "approve" and row["preview"] == request.preview
+    assert row.status == "approve" and row.preview == request.preview
     asked, resolved = seen.of("approval_requested")[0], seen.of("approval_resolved")[0]
-    assert asked.request_id == resolved.request_id == row["id"]
+    assert asked.request_id == resolved.request_id == row.id
     assert (resolved.decision, resolved.modified) == ("approve", False)
 
 
@@ -131,8 +131,8 @@ async def test_rewrite_performs_the_rewritten_action_and_records_both(project: P
         call = (await store.tool_calls(result.run_id))[0]
     assert (project / "calc.py").read_text() == rewritten
     assert result.outcome == "success"
-    assert row["content"] == FIXED and row["performed_content"] == rewritten
-    assert "rewrote this action" in call["output"]
+    assert row.content == FIXED and row.performed_content == rewritten
+    assert "rewrote this action" in call.output
 
 
 async def test_a_rewrite_aimed_at_a_denied_path_is_refused(project: Path) -> None:
@@ -147,7 +147,7 @@ async def test_a_rewrite_aimed_at_a_denied_path_is_refused(project: Path) -> Non
         )
         call = (await store.tool_calls(result.run_id))[0]
     assert not (project / ".env").exists()
-    assert call["refused"] and "may not cross a deny" in call["output"]
+    assert call.refused and "may not cross a deny" in call.output
     assert "a - b" in (project / "calc.py").read_text()
 
 
@@ -175,7 +175,7 @@ async def test_remember_stops_further_asks_but_never_beats_a_deny(
         calls = await store.tool_calls(result.run_id)
     assert len(approver.seen) == 1 and result.remembered == ("write allow *",)
     assert (project / "a.txt").read_text() == "1" and (project / "b.txt").read_text() == "2"
-    assert calls[2]["refused"] and not (project / ".env").exists()
+    assert calls[2].refused and not (project / ".env").exists()
     # Saved to a file and stacked over a policy with a deny in a lower layer: the deny still wins.
     stacked = Policy.default().layer("ops").deny_write("infra/*").merge(load_policy_file(saved))
     assert stacked.check(Act.WRITE, "b.txt") is Effect.ALLOW
@@ -209,7 +209,7 @@ async def test_defer_pauses_durably_and_resume_applies_exactly_once(
     assert "a - b" in (project / "calc.py").read_text()
     async with Store.open(db) as store:
         (pending,) = await store.approvals(pending_only=True)
-        assert pending["content"] == FIXED and pending["run_id"] == first.run_id
+        assert pending.content == FIXED and pending.run_id == first.run_id
         second = await resume(
             first.run_id,
             scripted(*turns),
@@ -220,7 +220,7 @@ async def test_defer_pauses_durably_and_resume_applies_exactly_once(
         again = await resume(
             first.run_id, scripted(*turns), store=store, decision=None, sandbox=select("floor")
         )
-        edits = [c for c in await store.tool_calls(first.run_id) if c["name"] == "edit_file"]
+        edits = [c for c in await store.tool_calls(first.run_id) if c.name == "edit_file"]
         assert await store.approvals(pending_only=True) == []
     assert (second.outcome, second.steps) == ("success", 1)
     assert (project / "calc.py").read_text() == FIXED
@@ -237,16 +237,16 @@ async def test_a_paused_runs_decision_answered_in_the_store_is_applied_when_it_r
         (pending,) = await store.approvals(pending_only=True)
         # The queue answers it while the run stays paused, with a rule to keep.
         assert await store.resolve_approval(
-            pending["id"], status="approve", by="queue", remembered=["write allow calc.py"]
+            pending.id, status="approve", by="queue", remembered=["write allow calc.py"]
         )
         asked = Scripted()  # must not be asked: the answer is in the store
         resumed = await resume(
             paused.run_id, scripted(*turns), store=store, approver=asked, sandbox=select("floor")
         )
-        row = await store.approval(pending["id"])
+        row = await store.approval(pending.id)
     assert (paused.outcome, resumed.outcome) == ("awaiting_approval", "success")
     assert asked.seen == [] and (project / "calc.py").read_text() == FIXED
-    assert row is not None and (row["status"], row["decided_by"]) == ("approve", "queue")
+    assert row is not None and (row.status, row.decided_by) == ("approve", "queue")
     assert resumed.remembered == ("write allow calc.py",)
 
 
@@ -258,7 +258,7 @@ async def test_a_paused_runs_decision_denied_in_the_store_is_read_by_the_model(
     async with Store.open(db) as store:
         paused = await paused_run(store, project, {"tool_calls": [FIX_CALC]})
         (pending,) = await store.approvals(pending_only=True)
-        await store.resolve_approval(pending["id"], status="deny", by="queue", reason="not yet")
+        await store.resolve_approval(pending.id, status="deny", by="queue", reason="not yet")
         await resume(paused.run_id, provider, store=store, sandbox=select("floor"))
     told = "\n".join(m.content for m in provider.requests[-1].messages)
     assert "[write denied] calc.py — not yet" in told
@@ -284,8 +284,8 @@ async def test_an_answer_written_by_another_process_reaches_a_waiting_run(
             if pending:
                 break
             await asyncio.sleep(0.02)
-        assert await other.resolve_approval(pending[0]["id"], status="approve", by="attached")
-        assert not await other.resolve_approval(pending[0]["id"], status="deny", by="late")
+        assert await other.resolve_approval(pending[0].id, status="approve", by="attached")
+        assert not await other.resolve_approval(pending[0].id, status="deny", by="late")
         result = await asyncio.wait_for(task, 10)
     assert result.outcome == "success"
     assert (project / "calc.py").read_text() == FIXED
@@ -301,7 +301,7 @@ async def test_two_answers_at_once_have_exactly_one_winner(project: Path, tmp_pa
     try:
         wins = await asyncio.gather(
             *(
-                s.resolve_approval(pending["id"], status="approve" if i % 2 else "deny", by=f"p{i}")
+                s.resolve_approval(pending.id, status="approve" if i % 2 else "deny", by=f"p{i}")
                 for i, s in enumerate(opened)
             )
         )

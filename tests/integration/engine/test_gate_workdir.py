@@ -20,7 +20,7 @@ from ioh_tui.engine.contract import RunResult
 from ioh_tui.policy import Policy
 from ioh_tui.sandbox import ExecResult, Limits, OutputSink, Sandbox, probe, select
 from ioh_tui.sandbox.base import DEFAULT_LIMITS
-from ioh_tui.store import Store
+from ioh_tui.store import SandboxEventRow, Store
 from ioh_tui.verification import Command, CompilesRust, WorkspaceFileContains
 from tests.integration.engine.helpers import READ_CALC, scripted
 
@@ -75,8 +75,8 @@ async def _run(
     )
 
 
-def _created(rows: list[dict[str, Any]]) -> Path:
-    return Path(next(r["detail"] for r in rows if r["kind"] == "workdir_created"))
+def _created(rows: list[SandboxEventRow]) -> Path:
+    return Path(next(r.detail for r in rows if r.kind == "workdir_created"))
 
 
 @pytest.fixture(params=RUNGS)
@@ -94,14 +94,14 @@ async def test_a_command_gate_gets_a_writable_scratch_that_is_traced_then_remove
         result = await _run(project, store, _gate(WRITES_SCRATCH), sandbox)
         rows = await store.sandbox_events(result.run_id)
     assert result.outcome == "success", result.detail
-    assert [r["kind"] for r in rows] == ["workdir_created", "gate_exec", "workdir_removed"]
-    assert {r["backend"] for r in rows} == {sandbox.backend}
+    assert [r.kind for r in rows] == ["workdir_created", "gate_exec", "workdir_removed"]
+    assert {r.backend for r in rows} == {sandbox.backend}
     scratch = _created(rows)
-    assert rows[-1]["detail"] == str(scratch) and scratch.name.startswith("ioh-gate-")
+    assert rows[-1].detail == str(scratch) and scratch.name.startswith("ioh-gate-")
     # The command saw the scratch as its TMPDIR, wrote there, and the directory is gone.
     assert (project / "seen_tmpdir").read_text() == str(scratch)
     assert not scratch.exists()
-    assert rows[1]["detail"].startswith(sys.executable) and "-c" in rows[1]["detail"]
+    assert rows[1].detail.startswith(sys.executable) and "-c" in rows[1].detail
 
 
 async def test_a_gate_command_killed_at_a_cap_is_traced_and_the_scratch_removed(
@@ -112,10 +112,10 @@ async def test_a_gate_command_killed_at_a_cap_is_traced_and_the_scratch_removed(
         result = await _run(project, store, gate, select("floor"))
         rows = await store.sandbox_events(result.run_id)
     assert result.outcome == "step_cap_reached"
-    kinds = [(r["kind"], r["detail"]) for r in rows]
+    kinds = [(r.kind, r.detail) for r in rows]
     assert kinds[1][0] == "gate_exec" and kinds[2] == ("cap_hit", "wall")
     assert [k for k, _ in kinds] == ["workdir_created", "gate_exec", "cap_hit", "workdir_removed"]
-    assert all(r["backend"] == "portable-floor" for r in rows)
+    assert all(r.backend == "portable-floor" for r in rows)
     assert not _created(rows).exists()
 
 
@@ -138,7 +138,7 @@ async def test_one_scratch_serves_every_gate_of_the_run(project: Path, tmp_path:
         result = await _run(project, store, gate, select("floor"), turns=turns)
         rows = await store.sandbox_events(result.run_id)
     assert result.outcome == "step_cap_reached"
-    assert [(r["step"], r["kind"]) for r in rows] == [
+    assert [(r.step, r.kind) for r in rows] == [
         (1, "workdir_created"),
         (1, "gate_exec"),
         (2, "gate_exec"),
@@ -179,7 +179,7 @@ async def test_cancelling_the_run_mid_gate_removes_the_scratch(
         rows = await store.sandbox_events(result.run_id)
     assert result.outcome == "cancelled"
     scratch = _created(rows)
-    assert [r["kind"] for r in rows] == ["workdir_created", "workdir_removed"]
+    assert [r.kind for r in rows] == ["workdir_created", "workdir_removed"]
     assert not scratch.exists()
 
 
@@ -195,7 +195,7 @@ async def test_cancelling_the_task_mid_gate_removes_the_scratch(
         (row,) = await store.runs(limit=1)
         rows = await store.sandbox_events(row.id)
     assert row.outcome == "cancelled"
-    assert [r["kind"] for r in rows] == ["workdir_created", "workdir_removed"]
+    assert [r.kind for r in rows] == ["workdir_created", "workdir_removed"]
     assert not _created(rows).exists()
 
 
@@ -227,7 +227,7 @@ async def test_an_exception_in_the_gate_still_removes_the_scratch(
         (row,) = await store.runs(limit=1)
         rows = await store.sandbox_events(row.id)
     assert row.outcome == "failed"
-    assert [r["kind"] for r in rows] == ["workdir_created", "workdir_removed"]
+    assert [r.kind for r in rows] == ["workdir_created", "workdir_removed"]
     assert not _created(rows).exists()
 
 

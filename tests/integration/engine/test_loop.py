@@ -40,23 +40,21 @@ async def test_reads_fixes_and_passes_the_gate(project: Path, tmp_path: Path) ->
     assert seen.kinds()[0] == "run_started" and seen.kinds()[-1] == "run_finished"
     for step in (1, 2):
         streamed = "".join(e.text for e in seen.of("text_delta") if e.step == step)
-        stored = next(
-            m["content"] for m in messages if m["step"] == step and m["role"] == "assistant"
-        )
+        stored = next(m.content for m in messages if m.step == step and m.role == "assistant")
         assert streamed == stored and stored
     assert "".join(e.text for e in seen.of("thinking_delta")) == "The sign is wrong."
-    assert [g["status"] for g in gates] == ["failed", "passed"]
+    assert [g.status for g in gates] == ["failed", "passed"]
     # Each gate run is in the trace: what ran, under which backend, in the run's work directory.
-    assert [e["kind"] for e in sandboxed] == [
+    assert [e.kind for e in sandboxed] == [
         "workdir_created",
         "gate_exec",
         "gate_exec",
         "workdir_removed",
     ]
-    assert {e["backend"] for e in sandboxed} == {"portable-floor"}
-    assert all(e["detail"].endswith("check_calc.py") for e in sandboxed[1:3])
-    assert [c["name"] for c in calls] == ["read_file", "edit_file"]
-    assert calls[0]["output"].startswith("[read calc.py]") and "a - b" in calls[0]["output"]
+    assert {e.backend for e in sandboxed} == {"portable-floor"}
+    assert all(e.detail.endswith("check_calc.py") for e in sandboxed[1:3])
+    assert [c.name for c in calls] == ["read_file", "edit_file"]
+    assert calls[0].output.startswith("[read calc.py]") and "a - b" in calls[0].output
 
 
 async def test_a_gate_never_satisfied_stops_at_exactly_the_step_cap(project: Path) -> None:
@@ -117,7 +115,7 @@ async def test_a_refused_call_is_an_observation_and_costs_a_step(project: Path) 
         )
         calls = await store.tool_calls(result.run_id)
     assert (result.outcome, result.steps) == ("success", 2)
-    assert calls[0]["refused"] and "builtin-secrets" in calls[0]["output"]
+    assert calls[0].refused and "builtin-secrets" in calls[0].output
     # The model read the refusal in its next request.
     assert any("[read refused] .env" in m.content for m in provider.requests[1].messages)
 
@@ -141,8 +139,8 @@ async def test_unknown_tools_and_bad_arguments_are_observations(project: Path) -
         )
         calls = await store.tool_calls(result.run_id)
     assert result.outcome == "finished"
-    assert calls[0]["output"].startswith("[unknown tool teleport]")
-    assert calls[1]["output"].startswith("[read_file error] missing required argument 'path'")
+    assert calls[0].output.startswith("[unknown tool teleport]")
+    assert calls[1].output.startswith("[read_file error] missing required argument 'path'")
 
 
 @pytest.mark.parametrize(
@@ -202,7 +200,7 @@ async def test_grep_and_find_skip_denied_files_and_tool_dirs(project: Path) -> N
             store=store,
             sandbox=select("floor"),
         )
-        grep_out, find_out = (c["output"] for c in await store.tool_calls(result.run_id))
+        grep_out, find_out = (c.output for c in await store.tool_calls(result.run_id))
     assert "notes.py:1: needle here" in grep_out
     assert ".env" not in grep_out and "node_modules" not in grep_out
     assert ".env" not in find_out and "calc.py" in find_out
@@ -223,7 +221,7 @@ async def test_a_retry_that_would_outlast_the_time_budget_ends_the_run(project: 
         attempts = await store.provider_calls(result.run_id)
     assert (result.outcome, result.steps) == ("time_budget_exceeded", 0)
     assert "would outlast the time budget" in result.detail
-    assert [a["failure"] for a in attempts] == ["rate_limited (HTTP 429)"]
+    assert [a.failure for a in attempts] == ["rate_limited (HTTP 429)"]
 
 
 async def test_a_retry_is_announced_before_the_retried_attempt_streams(project: Path) -> None:
@@ -250,4 +248,4 @@ async def test_a_retry_is_announced_before_the_retried_attempt_streams(project: 
     since_retry = seen.events[seen.events.index(seen.of("retry")[0]) :]
     after = "".join(e.text for e in since_retry if isinstance(e, TextDelta))
     assert after == "A fairly long answer that streams."
-    assert [a["failure"] for a in attempts] == ["transport", None]
+    assert [a.failure for a in attempts] == ["transport", None]

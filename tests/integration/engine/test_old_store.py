@@ -54,7 +54,7 @@ async def test_a_version_1_store_migrates_and_its_paused_run_resumes(tmp_path: P
     )
     async with Store.open(db) as store:
         (pending,) = await store.approvals(pending_only=True)
-        assert (pending["target"], pending["goal"]) == ("calc.py", "fix add")
+        assert (pending.target, pending.goal) == ("calc.py", "fix add")
         result = await resume(
             1, provider, store=store, decision=Decision.approve(), sandbox=select("floor")
         )

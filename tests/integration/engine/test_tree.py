@@ -75,7 +75,7 @@ async def test_120_children_never_more_than_16_at_once(project: Path) -> None:
             observers=[seen],
         )
         children = await store.children(result.run_id)
-        calls = [c for c in await store.tool_calls(result.run_id) if c["name"] == "spawn_agent"]
+        calls = [c for c in await store.tool_calls(result.run_id) if c.name == "spawn_agent"]
     assert (result.outcome, result.steps) == ("finished", 2)
     assert len(seen.of("agent_spawned")) == 120 == len(seen.of("agent_finished"))
     assert most_at_once(seen) == 16
@@ -86,8 +86,8 @@ async def test_120_children_never_more_than_16_at_once(project: Path) -> None:
     assert child_events and all(e.parent_id == result.run_id for e in child_events)
     assert seen.events[-1].kind == "run_finished" and seen.events[-1].agent_id == result.run_id
     # Reports fold back in spawn order.
-    assert [c["arguments"]["goal"] for c in calls] == [f"child task {i}" for i in range(120)]
-    assert all("-> finished" in c["output"] and "Child done." in c["output"] for c in calls)
+    assert [c.arguments["goal"] for c in calls] == [f"child task {i}" for i in range(120)]
+    assert all("-> finished" in c.output and "Child done." in c.output for c in calls)
 
 
 async def test_agent_cap_of_50_spawns_50_and_refuses_70(project: Path) -> None:
@@ -102,9 +102,9 @@ async def test_agent_cap_of_50_spawns_50_and_refuses_70(project: Path) -> None:
         )
         calls = await store.tool_calls(result.run_id)
         children = await store.children(result.run_id)
-    refused = [c for c in calls if c["refused"]]
+    refused = [c for c in calls if c.refused]
     assert len(children) == 50 and len(refused) == 70
-    assert all("[spawn refused] agent cap" in c["output"] for c in refused)
+    assert all("[spawn refused] agent cap" in c.output for c in refused)
     assert result.outcome == "finished"
 
 
@@ -164,8 +164,8 @@ async def test_a_child_cannot_read_what_its_parent_denies(project: Path) -> None
         )
         (kid,) = await store.children(result.run_id)
         (read,) = await store.tool_calls(kid.id)
-    assert read["refused"] and "rule 'secret.txt' in layer 'ops'" in read["output"]
-    assert "may not read" not in read["output"]
+    assert read.refused and "rule 'secret.txt' in layer 'ops'" in read.output
+    assert "may not read" not in read.output
     # Even a child overlay that allows it cannot lift the parent's deny.
     assert (
         parent.contain(Policy.permissive().layer("kid").allow_read("*")).check(
@@ -193,7 +193,7 @@ async def test_depth_cap_refuses_grandchildren(project: Path) -> None:
         )
         (kid,) = await store.children(result.run_id)
         (spawn,) = await store.tool_calls(kid.id)
-    assert spawn["refused"] and "depth cap" in spawn["output"]
+    assert spawn.refused and "depth cap" in spawn.output
 
 
 async def test_detached_children_report_at_a_later_step(project: Path) -> None:
@@ -230,10 +230,10 @@ async def test_detached_children_report_at_a_later_step(project: Path) -> None:
         )
         messages = await store.messages(result.run_id)
     assert result.outcome == "finished"
-    first = next(m for m in messages if m["role"] == "tool")
-    assert first["content"].startswith("[spawned] 'background job' works in the background")
-    report = next(m for m in messages if m["role"] == "user" and m["content"].startswith("[child"))
-    assert report["step"] in (2, 3) and "-> finished" in report["content"]
+    first = next(m for m in messages if m.role == "tool")
+    assert first.content.startswith("[spawned] 'background job' works in the background")
+    report = next(m for m in messages if m.role == "user" and m.content.startswith("[child"))
+    assert report.step in (2, 3) and "-> finished" in report.content
 
 
 async def test_a_childs_decision_reaches_the_same_approver_naming_the_agent(project: Path) -> None:

@@ -51,8 +51,8 @@ async def test_a_type_error_arrives_with_the_edit_that_made_it(crate: Path) -> N
         )
         calls = await store.tool_calls(result.run_id)
     assert result.outcome == "finished"
-    broken, fixed = calls[0]["output"], calls[1]["output"]
-    assert broken.startswith("[edited src/lib.rs]") and calls[0]["ok"]
+    broken, fixed = calls[0].output, calls[1].output
+    assert broken.startswith("[edited src/lib.rs]") and calls[0].ok
     assert "\n[check] `cargo check --message-format=json`" in broken
     assert "error[E0277]" in broken or "error[E0308]" in broken
     assert "src/lib.rs" in broken and '"reason"' not in broken  # rendered text, not JSON
@@ -84,8 +84,8 @@ async def test_a_missing_checker_leaves_the_edit_unchecked(
             sandbox=select("floor"),
         )
         calls = await store.tool_calls(result.run_id)
-    output = calls[0]["output"]
-    assert calls[0]["ok"] and "a + b" in (root / "calc.py").read_text()
+    output = calls[0].output
+    assert calls[0].ok and "a + b" in (root / "calc.py").read_text()
     assert output.startswith("[edited calc.py]")
     assert "[edit unchecked] calc.py was written, but nothing checked it" in output
     assert "`pyright` is not installed here" in output
@@ -103,5 +103,5 @@ async def test_no_marker_means_no_project_line_and_no_check(project: Path) -> No
             sandbox=select("floor"),
         )
         calls = await store.tool_calls(result.run_id)
-    assert calls[0]["output"] == "[edited calc.py] (32 characters, changed)"
+    assert calls[0].output == "[edited calc.py] (32 characters, changed)"
     assert all("Project:" not in r.messages[1].content for r in provider.requests)

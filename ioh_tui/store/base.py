@@ -1,0 +1,73 @@
+"""The store's mechanism: one aiosqlite connection, one lock, and the few helpers every table uses.
+
+One connection serves every coroutine (a whole tree of agents), so a transaction must not
+interleave with another coroutine's statements, which would join it: writes take the lock.
+Timestamps come from SQLite's clock (`NOW`), so budgets measured across processes (and crashes)
+agree.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+
+class Db:
+    """The connection and its helpers, shared by every repository of the `Store`."""
+
+    _db: aiosqlite.Connection
+    _lock: asyncio.Lock
+    """Held by every write, and across a whole transaction."""
+
+    async def _scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        async with self._db.execute(sql, tuple(params)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else row[0]
+
+    async def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        async with self._db.execute(sql, tuple(params)) as cur:
+            rows = await cur.fetchall()
+        return [dict(r) for r in rows]
+
+    async def _exec(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One write outside any transaction; returns the rows it changed."""
+        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
+            return int(cur.rowcount)
+
+    async def _insert(self, sql: str, params: Iterable[Any]) -> int:
+        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
+            rowid = cur.lastrowid
+        assert rowid is not None
+        return rowid
+
+    async def _insert_columns(self, table: str, values: dict[str, Any]) -> int:
+        """Insert one row given as column -> value; return its id."""
+        cols = ", ".join(values)
+        marks = ", ".join("?" * len(values))
+        return await self._insert(
+            f"INSERT INTO {table} ({cols}) VALUES ({marks})", tuple(values.values())
+        )
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One `BEGIN IMMEDIATE` ... `COMMIT` under the lock; rolled back on any exception."""
+        async with self._lock:
+            db = self._db
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+
+    async def now(self) -> str:
+        """The database clock, ISO-8601 UTC with milliseconds."""
+        value: str = await self._scalar(f"SELECT {NOW}")
+        return value

@@ -1,0 +1,137 @@
+"""Runs: a run's row (its goal, contract, driver and how it ended) and the totals read with it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ioh_tui.core.errors import ResumeError
+from ioh_tui.store.base import NOW, Db
+from ioh_tui.store.rows import RunRow
+
+
+class Runs(Db):
+    """The `runs` table."""
+
+    async def start_run(
+        self,
+        *,
+        goal: str,
+        mode: str,
+        root: str,
+        subject: str | None,
+        contract: dict[str, Any],
+        provider: str,
+        model: str | None,
+        sandbox: str,
+        parent_run_id: int | None = None,
+        root_run_id: int | None = None,
+        depth: int = 0,
+        agent_label: str = "root",
+    ) -> int:
+        """Create a run row in status `running`; return its id."""
+        run_id = await self._insert(
+            "INSERT INTO runs (goal, mode, root, subject, contract, provider, model, sandbox,"
+            " parent_run_id, root_run_id, depth, agent_label) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                goal,
+                mode,
+                root,
+                subject,
+                json.dumps(contract, sort_keys=True),
+                provider,
+                model,
+                sandbox,
+                parent_run_id,
+                root_run_id,
+                depth,
+                agent_label,
+            ),
+        )
+        if root_run_id is None:
+            await self._exec("UPDATE runs SET root_run_id = id WHERE id = ?", (run_id,))
+        return run_id
+
+    async def set_run_driver(
+        self, run_id: int, *, provider: str, model: str | None, sandbox: str
+    ) -> None:
+        """Record which provider, model and sandbox drive the run now (a resume may change them)."""
+        await self._exec(
+            "UPDATE runs SET provider = ?, model = ?, sandbox = ?, status = 'running' WHERE id = ?",
+            (provider, model, sandbox, run_id),
+        )
+
+    async def set_agent_label(self, run_id: int, label: str) -> None:
+        """Name a sub-agent (its label appears in events, decisions and the tree view)."""
+        await self._exec("UPDATE runs SET agent_label = ? WHERE id = ?", (label, run_id))
+
+    async def update_contract(self, run_id: int, contract: dict[str, Any]) -> None:
+        """Replace the stored contract (a resume may raise its budgets)."""
+        await self._exec(
+            "UPDATE runs SET contract = ? WHERE id = ?",
+            (json.dumps(contract, sort_keys=True), run_id),
+        )
+
+    async def finish_run(self, run_id: int, *, status: str, outcome: str, detail: str = "") -> None:
+        """Record how the run ended (`status` is `completed` or `paused`)."""
+        await self._exec(
+            f"UPDATE runs SET status = ?, outcome = ?, detail = ?, finished_at = {NOW}"
+            " WHERE id = ?",
+            (status, outcome, detail, run_id),
+        )
+
+    async def run(self, run_id: int) -> RunRow:
+        """One run with its totals; `ResumeError` when there is none."""
+        rows = await self._run_rows("WHERE r.id = ?", (run_id,))
+        if not rows:
+            raise ResumeError(f"no run with id {run_id}")
+        return rows[0]
+
+    async def runs(self, *, limit: int = 200, roots_only: bool = False) -> list[RunRow]:
+        """Recent runs, newest first."""
+        where = "WHERE r.parent_run_id IS NULL" if roots_only else ""
+        return await self._run_rows(f"{where} ORDER BY r.id DESC LIMIT ?", (limit,))
+
+    async def run_costs(self) -> dict[int, float]:
+        """Each run's cost in dollars (its steps' sum), for runs whose provider reported one."""
+        rows = await self._rows(
+            "SELECT run_id, SUM(cost_usd) AS cost FROM steps WHERE cost_usd IS NOT NULL"
+            " GROUP BY run_id"
+        )
+        return {int(row["run_id"]): float(row["cost"]) for row in rows}
+
+    async def children(self, run_id: int) -> list[RunRow]:
+        """Direct sub-agents of a run, oldest first."""
+        return await self._run_rows("WHERE r.parent_run_id = ? ORDER BY r.id", (run_id,))
+
+    async def _run_rows(self, tail: str, params: Iterable[Any]) -> list[RunRow]:
+        rows = await self._rows(
+            "SELECT r.*, (SELECT COUNT(*) FROM steps s WHERE s.run_id = r.id) AS steps,"
+            " (SELECT COALESCE(SUM(tokens), 0) FROM steps s WHERE s.run_id = r.id) AS tokens"
+            f" FROM runs r {tail}",
+            params,
+        )
+        return [RunRow(**{**row, "contract": json.loads(row["contract"])}) for row in rows]
+
+    async def elapsed_s(self, run_id: int) -> float:
+        """Seconds since the run started, by the database clock (so it survives restarts)."""
+        value = await self._scalar(
+            "SELECT (julianday('now') - julianday(started_at)) * 86400.0 FROM runs WHERE id = ?",
+            (run_id,),
+        )
+        return float(value or 0.0)
+
+    async def spent_tokens(self, run_id: int) -> int:
+        """Tokens of the run's committed steps."""
+        return int(
+            await self._scalar(
+                "SELECT COALESCE(SUM(tokens),0) FROM steps WHERE run_id=?", (run_id,)
+            )
+        )
+
+    async def last_step(self, run_id: int) -> int:
+        """The last committed step (0 when none)."""
+        return int(
+            await self._scalar("SELECT COALESCE(MAX(step),0) FROM steps WHERE run_id=?", (run_id,))
+        )

@@ -1,0 +1,243 @@
+"""Steps: the one-transaction step commit, the staged model turn, and the journal of effects.
+
+A step's model turn is staged before its tools run, and each call with an effect is journalled
+(opened, given its intent, closed): what a resumed step reuses instead of asking or acting again.
+The commit writes the step, its transcript messages and its tool calls together, and drops the
+staged turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ioh_tui.core.codec import (
+    completion_from_json,
+    completion_to_json,
+    tool_call_from_json,
+    tool_call_to_json,
+)
+from ioh_tui.core.errors import ConflictError
+from ioh_tui.core.transcript import Completion, Message
+from ioh_tui.store.base import NOW, Db
+from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
+
+
+@dataclass(frozen=True, slots=True)
+class StepCommit:
+    """Everything one step writes in its single transaction."""
+
+    run_id: int
+    step: int
+    decision: str
+    tool_call: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    messages: Sequence[Message]
+    tool_calls: Sequence[CallRecord]
+    lease_owner: str | None = None
+    lease_generation: int | None = None
+
+
+class Steps(Db):
+    """The `steps`, `messages`, `tool_calls`, `staged_turns` and `tool_attempts` tables."""
+
+    async def commit_step(self, commit: StepCommit) -> None:
+        """Write one step, its transcript messages and tool calls in one transaction.
+
+        With a lease, the generation is checked inside the transaction: a driver that lost its
+        lease writes nothing and gets `ConflictError`.
+        """
+        async with self._transaction() as db:
+            if commit.lease_owner is not None:
+                cur = await db.execute(
+                    f"UPDATE run_leases SET renewed_at = {NOW} WHERE run_id = ? AND owner = ?"
+                    " AND generation = ?",
+                    (commit.run_id, commit.lease_owner, commit.lease_generation),
+                )
+                if cur.rowcount != 1:
+                    raise ConflictError(commit.run_id, "another driver took over the lease")
+            await db.execute(
+                "INSERT INTO steps (run_id, step, decision, tool_call, tokens, input_tokens,"
+                " output_tokens, cost_usd) VALUES (?,?,?,?,?,?,?,?)",
+                (
+                    commit.run_id,
+                    commit.step,
+                    commit.decision,
+                    commit.tool_call,
+                    commit.input_tokens + commit.output_tokens,
+                    commit.input_tokens,
+                    commit.output_tokens,
+                    commit.cost_usd,
+                ),
+            )
+            await self._write_messages(commit.run_id, commit.step, commit.messages, base=0)
+            await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls, base=0)
+            await db.execute(
+                "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
+                (commit.run_id, commit.step),
+            )
+
+    async def stage_turn(self, run_id: int, step: int, completion: Completion) -> None:
+        """Keep a model turn before its tools run: a resumed step reuses it, never re-asks."""
+        await self._exec(
+            "INSERT OR REPLACE INTO staged_turns (run_id, step, completion) VALUES (?,?,?)",
+            (run_id, step, json.dumps(completion_to_json(completion))),
+        )
+
+    async def staged_turn(self, run_id: int, step: int) -> Completion | None:
+        """The staged model turn of an uncommitted step, if any."""
+        text = await self._scalar(
+            "SELECT completion FROM staged_turns WHERE run_id = ? AND step = ?", (run_id, step)
+        )
+        return None if text is None else completion_from_json(json.loads(text))
+
+    async def append_to_step(
+        self,
+        run_id: int,
+        step: int,
+        messages: Sequence[Message],
+        tool_calls: Sequence[CallRecord],
+    ) -> None:
+        """Add messages and tool calls to a committed step (a paused step's answers), atomically."""
+        async with self._transaction():
+            await self._write_messages(run_id, step, messages)
+            await self._write_tool_calls(run_id, step, tool_calls)
+
+    async def _write_messages(
+        self, run_id: int, step: int, messages: Sequence[Message], base: int | None = None
+    ) -> None:
+        """Insert transcript rows after the step's last (`base` 0 for a new step saves a query)."""
+        if base is None:
+            base = await self._scalar(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE run_id = ? AND step = ?",
+                (run_id, step),
+            )
+        await self._db.executemany(
+            "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id)"
+            " VALUES (?,?,?,?,?,?,?)",
+            [
+                (
+                    run_id,
+                    step,
+                    base + i,
+                    m.role,
+                    m.content,
+                    json.dumps([tool_call_to_json(c) for c in m.tool_calls]),
+                    m.tool_call_id,
+                )
+                for i, m in enumerate(messages)
+            ],
+        )
+
+    async def _write_tool_calls(
+        self, run_id: int, step: int, calls: Sequence[CallRecord], base: int | None = None
+    ) -> None:
+        if base is None:
+            base = await self._scalar(
+                "SELECT COALESCE(MAX(seq), -1) + 1 FROM tool_calls WHERE run_id = ? AND step = ?",
+                (run_id, step),
+            )
+        await self._db.executemany(
+            "INSERT INTO tool_calls (run_id, step, seq, call_id, name, arguments, ok, refused,"
+            " summary, output) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            [
+                (
+                    run_id,
+                    step,
+                    base + i,
+                    c.call_id,
+                    c.name,
+                    json.dumps(c.arguments, sort_keys=True),
+                    int(c.ok),
+                    int(c.refused),
+                    c.summary,
+                    c.output,
+                )
+                for i, c in enumerate(calls)
+            ],
+        )
+
+    async def messages(self, run_id: int) -> list[MessageRow]:
+        """The run's committed transcript, in order."""
+        rows = await self._rows(
+            "SELECT step, seq, role, content, tool_calls, tool_call_id FROM messages"
+            " WHERE run_id = ? ORDER BY step, seq",
+            (run_id,),
+        )
+        for row in rows:
+            row["tool_calls"] = tuple(tool_call_from_json(c) for c in json.loads(row["tool_calls"]))
+        return [MessageRow(**row) for row in rows]
+
+    async def steps(self, run_id: int) -> list[StepRow]:
+        """The run's committed steps."""
+        rows = await self._rows("SELECT * FROM steps WHERE run_id = ? ORDER BY step", (run_id,))
+        return [StepRow(**row) for row in rows]
+
+    async def tool_calls(self, run_id: int) -> list[ToolCallRow]:
+        """The run's recorded tool calls, in order."""
+        rows = await self._rows(
+            "SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, seq", (run_id,)
+        )
+        return [
+            ToolCallRow(
+                **{
+                    **row,
+                    "arguments": json.loads(row["arguments"]),
+                    "ok": bool(row["ok"]),
+                    "refused": bool(row["refused"]),
+                }
+            )
+            for row in rows
+        ]
+
+    # -- the journal of calls whose effect must not repeat ---------------------------------------
+
+    async def open_attempt(
+        self, run_id: int, step: int, seq: int, call_id: str, name: str, arguments: dict[str, Any]
+    ) -> int:
+        """Journal a mutating tool call before it runs."""
+        return await self._insert(
+            "INSERT INTO tool_attempts (run_id, step, seq, call_id, name, arguments)"
+            " VALUES (?,?,?,?,?,?)",
+            (run_id, step, seq, call_id, name, json.dumps(arguments, sort_keys=True)),
+        )
+
+    async def note_intent(self, attempt_id: int, intent: dict[str, Any]) -> None:
+        """Record what a journalled call is about to do (so a resume can tell whether it did)."""
+        await self._exec(
+            "UPDATE tool_attempts SET intent = ? WHERE id = ?", (json.dumps(intent), attempt_id)
+        )
+
+    async def close_attempt(
+        self, attempt_id: int, result: dict[str, Any], resolution: str = "ran"
+    ) -> None:
+        """Record that a journalled call finished, with its result."""
+        await self._exec(
+            f"UPDATE tool_attempts SET completed_at = {NOW}, result = ?, resolution = ?"
+            " WHERE id = ?",
+            (json.dumps(result), resolution, attempt_id),
+        )
+
+    async def attempts(self, run_id: int, step: int | None = None) -> list[AttemptRow]:
+        """Journalled calls of a run (of one step when given)."""
+        sql = "SELECT * FROM tool_attempts WHERE run_id = ?"
+        params: list[Any] = [run_id]
+        if step is not None:
+            sql += " AND step = ?"
+            params.append(step)
+        rows = await self._rows(sql + " ORDER BY id", params)
+        return [
+            AttemptRow(
+                **{
+                    **row,
+                    "arguments": json.loads(row["arguments"]),
+                    "result": json.loads(row["result"]) if row["result"] else None,
+                    "intent": json.loads(row["intent"]) if row["intent"] else None,
+                }
+            )
+            for row in rows
+        ]
