@@ -1,42 +1,60 @@
 # Everything a fresh machine needs: `make demo` and `make check` create the virtualenv first.
+# `make demo` installs only what the app needs to run; `make check` adds the test, lint and type
+# tools. Both install at the versions in constraints/dev.txt.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+CONSTRAINTS := constraints/dev.txt
+INSTALL := $(BIN)/pip install --quiet -c $(CONSTRAINTS)
+# Stamps: one per install, so `make check` after `make demo` still installs the test tools.
+APP := $(VENV)/.installed-app
+DEV := $(VENV)/.installed-dev
 
-.PHONY: demo check test lint types imports snapshots-update screenshots bench clean
+.PHONY: demo check test lint types imports pre-commit snapshots-update screenshots bench clean
 
-$(BIN)/ioh-tui: pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+
+$(APP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(INSTALL) -e .
 	touch $@
 
-demo: $(BIN)/ioh-tui
+$(DEV): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(INSTALL) -e '.[test]'
+	touch $@
+
+demo: $(APP)
 	$(BIN)/ioh-tui demo
 
-lint: $(BIN)/ioh-tui
+lint: $(DEV)
 	$(BIN)/ruff format --check ioh_tui tests benchmarks scripts
 	$(BIN)/ruff check ioh_tui tests benchmarks scripts
 
-types: $(BIN)/ioh-tui
+types: $(DEV)
 	$(BIN)/mypy
 
-imports: $(BIN)/ioh-tui
+imports: $(DEV)
 	$(BIN)/lint-imports
 
-test: $(BIN)/ioh-tui
+test: $(DEV)
 	$(BIN)/pytest -q
 
 check: lint types imports test
 
-snapshots-update: $(BIN)/ioh-tui
+# The checks `make check` runs before the tests, as a git pre-commit hook (.pre-commit-config.yaml).
+pre-commit: $(DEV)
+	$(INSTALL) pre-commit
+	$(BIN)/pre-commit install
+
+snapshots-update: $(DEV)
 	$(BIN)/pytest -q tests/snapshots --snapshot-update
 
-screenshots: $(BIN)/ioh-tui
+screenshots: $(DEV)
 	$(BIN)/python scripts/screenshots.py
 
-bench: $(BIN)/ioh-tui
+bench: $(DEV)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist *.egg-info ci-artifacts snapshot_report.html

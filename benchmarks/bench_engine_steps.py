@@ -16,7 +16,7 @@ from ioh_tui.core.events import Event
 from ioh_tui.engine import TaskContract, run
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate

@@ -16,7 +16,7 @@ from pathlib import Path
 from ioh_tui.engine import Containment, TaskContract, run_tree
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate

@@ -16,7 +16,7 @@ from pathlib import Path
 from ioh_tui.engine import TaskContract, run
 from ioh_tui.policy import DeferAll
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.store.schema import SCHEMA_VERSION

@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+# Imported unconditionally: if the kill switch cannot be imported, no test may run.
+from ioh_tui.providers import base as providers_base
+
 
 @pytest.fixture(autouse=True)
-def _isolated(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[None]:
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep each test's store and config out of the user's home, and keys out of the env."""
     home = tmp_path_factory.mktemp("ioh-home")
     monkeypatch.setenv("IOH_TUI_HOME", str(home))
     for var in list(os.environ):
         if var.endswith("_API_KEY") or var.endswith("_MODEL") or var == "OPENAI_BASE_URL":
             monkeypatch.delenv(var, raising=False)
-    try:
-        from ioh_tui.providers import registry
-    except ImportError:
-        yield
-        return
-    monkeypatch.setattr(registry, "ALLOW_REMOTE", False)
-    yield
+    monkeypatch.setattr(providers_base, "ALLOW_REMOTE", False)
 
 
 @pytest.fixture

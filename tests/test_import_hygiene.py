@@ -25,6 +25,8 @@ HEADLESS = [
     "ioh_tui.demo",
     "ioh_tui.cli",
     "ioh_tui.cli.headless",
+    "ioh_tui.services",
+    "ioh_tui.toolchain",
 ]
 
 

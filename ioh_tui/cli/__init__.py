@@ -119,7 +119,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return int(getattr(trace, f"{command}_command")(args))
     if command == "serve-fake":
-        from ioh_tui.providers.fake_server import run_serve_fake
+        from ioh_tui.providers.testing.fake_server import run_serve_fake
 
         return run_serve_fake(args.scenario, args.wire, args.host, args.port)
     if command == "demo" and args.headless:

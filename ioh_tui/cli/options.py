@@ -15,6 +15,8 @@ from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
 from ioh_tui.providers.base import Provider
+from ioh_tui.providers.record import Recorder, Replay
+from ioh_tui.providers.registry import make_provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.verification import Command, Criterion, NoGate
 
@@ -27,13 +29,22 @@ _ENV_PROVIDERS = (
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
-    """--provider, --model, --base-url, --scenario."""
+    """--provider, --model, --base-url, --scenario, and --record or --replay."""
     p.add_argument(
         "--provider", choices=PROVIDERS, help="model back-end (default: from the environment)"
     )
     p.add_argument("--model", help="model slug")
     p.add_argument("--base-url", help="endpoint (compatible; an override for the others)")
     p.add_argument("--scenario", help="scenario file for --provider scripted")
+    tape = p.add_mutually_exclusive_group()
+    tape.add_argument(
+        "--record", metavar="FILE", help="append each of the model's answers to FILE (JSON lines)"
+    )
+    tape.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="answer from a recording instead of calling any model (no key, no network)",
+    )
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
@@ -176,9 +187,23 @@ def build_policy(args: argparse.Namespace, contract_policy: str | None) -> Polic
 
 
 def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
-    """The provider named by the options, or the one the environment configures."""
-    from ioh_tui.providers.registry import make_provider
+    """The provider named by the options, or the one the environment configures.
 
+    `--replay FILE` answers from the recording instead (the provider options are not read);
+    `--record FILE` wraps the provider so each answer is appended to FILE.
+
+    Raises:
+        ConfigError: no provider is configured, or the recording cannot be read or written.
+    """
+    replay = getattr(args, "replay", None)
+    if replay:
+        return Replay.load(replay)
+    provider = _named_provider(args, max_retries)
+    record = getattr(args, "record", None)
+    return Recorder(provider, record) if record else provider
+
+
+def _named_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     name = args.provider
     if name is None:
         if args.scenario:

@@ -20,9 +20,9 @@ from pathlib import Path
 from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
-from ioh_tui.providers.fake_server import FakeModelServer
 from ioh_tui.providers.openai_provider import Compatible
-from ioh_tui.providers.scenario import Scenario, parse_scenario
+from ioh_tui.providers.testing.fake_server import FakeModelServer
+from ioh_tui.providers.testing.scenario import Scenario, parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.verification import Command

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import ioh_tui.policy.toml as _toml
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.policy import toml as _toml
 from ioh_tui.policy.glob import glob_match_any
 from ioh_tui.policy.types import Defaults, Layer, Rule, Verdict
 

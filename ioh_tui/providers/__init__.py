@@ -6,7 +6,7 @@ from ioh_tui.providers.anthropic_provider import Anthropic
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.openai_provider import Compatible, OpenAI, OpenRouter
 from ioh_tui.providers.registry import make_provider
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 
 __all__ = [
     "Anthropic",

@@ -1,10 +1,48 @@
-"""The provider protocol the engine calls; every back-end (wire or scripted) satisfies it."""
+"""The provider protocol the engine calls, and the `ALLOW_REMOTE` kill switch every wire obeys.
+
+`ALLOW_REMOTE` is read at every request, so a test suite that sets it to False before anything
+runs is sure no request leaves the machine: a provider whose endpoint is not a loopback address
+fails with a non-retryable `transport` error before it opens a connection. It lives here, in the
+module every provider imports (as pydantic-ai keeps `ALLOW_MODEL_REQUESTS` in its base models
+module), so the wire client checks it without importing the registry that builds the providers.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Protocol
 
+import httpx
+
+from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
+
+ALLOW_REMOTE: bool = True
+"""When False, only loopback endpoints may be called (tests turn it off)."""
+
+
+def is_loopback(url: str) -> bool:
+    """Whether `url` points at this machine (`localhost`, 127.0.0.0/8 or ::1)."""
+    try:
+        host = httpx.URL(url).host
+    except httpx.InvalidURL:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def ensure_allowed(url: str) -> None:
+    """Raise a non-retryable `transport` error for a remote URL while `ALLOW_REMOTE` is off."""
+    if not ALLOW_REMOTE and not is_loopback(url):
+        raise ProviderError(
+            "transport",
+            f"remote endpoint {url} refused: remote calls are off (providers.base.ALLOW_REMOTE)",
+            retryable=False,
+        )
 
 
 class Provider(Protocol):

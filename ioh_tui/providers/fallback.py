@@ -5,6 +5,10 @@ overload, server, transport, timeout, malformed or cut stream), the same request
 A non-retryable failure (auth, a refused request, a context overflow, a retry that would outlast the
 time budget) is raised at once: another back-end would be asked the same bad request, or a bad key
 is something the user must fix, and the time budget is the run's, not one provider's.
+
+No command line option builds one yet: `--fallback PROVIDER[:MODEL]` (interface.md §8) is the
+next issue's, and wires this class in `cli/options.py` `build_provider`. Until then only tests
+reach it; it stays because that option is promised.
 """
 
 from __future__ import annotations

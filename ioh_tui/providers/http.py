@@ -27,6 +27,7 @@ from ioh_tui import __version__
 from ioh_tui.core.errors import ConfigError, ProviderError
 from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
 from ioh_tui.providers.assemble import transcript_call_ids
+from ioh_tui.providers.base import ensure_allowed
 from ioh_tui.providers.classify import classify_status, parse_retry_after
 from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
@@ -212,9 +213,6 @@ class WireProvider:
         on_piece: StreamSink | None,
         deadline: float | None,
     ) -> Completion:
-        # Imported here: the registry imports the provider classes, which import this module.
-        from ioh_tui.providers.registry import ensure_allowed
-
         ensure_allowed(self.endpoint)
         started = time.monotonic()
         assembler = self.assembler(on_piece, used_ids, started)

@@ -1,43 +1,44 @@
 """Record a provider's answers, and replay them later by request content with no network (§9.8).
 
-A recording is JSON: `{"ioh_tui": "<version>", "exchanges": [{"request": ..., "completion": ...}]}`.
-Replay keys an answer by the sha256 of the canonical JSON of the *whole* request (messages, tools,
-max_tokens, model; sorted keys). Keying by content, not by call count, is what makes a resumed run
-that re-asks a step get the answer the crashed run got. Unlike the original (which clears `messages`
-from the key), the transcript is part of the key here, so a run that drifts from the recording fails
-loudly at the first divergent request instead of being answered for a different conversation.
+`--record FILE` wraps the run's provider in a `Recorder`, which appends each answer to FILE as it
+arrives; `--replay FILE` answers from a `Replay` of it instead of any model (no key, no network).
+The file is JSON lines (`recording.py`). Replay keys an answer by the sha256 of the canonical JSON
+of the *whole* request (messages, tools, max_tokens, model; sorted keys). Keying by content, not
+by call count, is what makes a resumed run that re-asks a step get the answer the crashed run got.
+Unlike the original (which clears `messages` from the key), the transcript is part of the key
+here, so a run that drifts from the recording fails loudly at the first divergent request instead
+of being answered for a different conversation; a run that goes on past the last recorded answer
+fails saying the recording ran out.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ioh_tui import __version__
 from ioh_tui.core.errors import ConfigError, ProviderError
 from ioh_tui.core.transcript import (
     AttemptSink,
     Completion,
     Request,
-    StreamPiece,
     StreamSink,
-    TextPiece,
-    ThinkingPiece,
     ToolCall,
-    ToolCallPiece,
     Usage,
 )
 from ioh_tui.providers.base import Provider
+from ioh_tui.providers.pieces import completion_pieces
+from ioh_tui.providers.recording import (
+    append_exchange,
+    read_recording,
+    start_recording,
+    write_recording,
+)
 from ioh_tui.providers.retry import call_with_retries
-from ioh_tui.providers.scenario import chunks
-
-FORMAT_KEY = "ioh_tui"
 
 
 def request_to_json(request: Request) -> dict[str, Any]:
@@ -121,13 +122,29 @@ def _call_to_json(call: ToolCall) -> dict[str, Any]:
 class Recorder:
     """Passes every request to `inner` and keeps each successful (request, completion).
 
-    Failures are not kept: a replay answers only what the run went on with.
+    Failures are not kept: a replay answers only what the run went on with. Given a `path`, the
+    file is started at once (so a path that cannot be written fails before the run starts) and
+    each answer is appended to it as it arrives.
+
+    Raises:
+        ConfigError: `path` cannot be written.
     """
 
-    def __init__(self, inner: Provider) -> None:
+    def __init__(self, inner: Provider, path: str | Path | None = None) -> None:
         self.inner = inner
+        self.path = None if path is None else Path(path)
+        """Where each answer is appended, if anywhere."""
         self.exchanges: list[tuple[Request, Completion]] = []
         """Successful exchanges in the order they happened."""
+        if self.path is not None:
+            start_recording(self.path)
+
+    def for_agent(self, goal: str) -> Recorder:
+        """The recorder of a sub-agent: its provider's own (a scripted one's), the same file."""
+        for_agent = getattr(self.inner, "for_agent", None)
+        child = Recorder(for_agent(goal) if callable(for_agent) else self.inner)
+        child.path = self.path
+        return child
 
     @property
     def name(self) -> str:
@@ -152,21 +169,13 @@ class Recorder:
             request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
         )
         self.exchanges.append((request, completion))
+        if self.path is not None:
+            append_exchange(self.path, _exchange(request, completion))
         return completion
 
     def save(self, path: str | Path) -> None:
-        """Write the recording as pretty JSON (atomically: a crash never leaves half a file)."""
-        data = {
-            FORMAT_KEY: __version__,
-            "exchanges": [
-                {"request": request_to_json(r), "completion": completion_to_json(c)}
-                for r, c in self.exchanges
-            ],
-        }
-        target = Path(path)
-        partial = target.with_name(f".{target.name}.partial")
-        partial.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(partial, target)
+        """Write every exchange kept so far as a whole recording (atomically)."""
+        write_recording(Path(path), [_exchange(r, c) for r, c in self.exchanges])
 
     async def aclose(self) -> None:
         """Close the inner provider."""
@@ -195,24 +204,13 @@ class Replay:
         """Read a recording.
 
         Raises:
-            ConfigError: unreadable or malformed, or written by another `major.minor` series.
+            ConfigError: missing, unreadable or malformed, written by another `major.minor`
+                series, or holding no answer.
         """
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read recording {path}: {exc.strerror or exc}") from None
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"recording {path} is not valid JSON: {exc.msg}") from None
-        if not isinstance(data, dict) or not isinstance(data.get(FORMAT_KEY), str):
-            raise ConfigError(f"{path} is not an ioh-tui recording (no {FORMAT_KEY!r} version)")
-        if _series(data[FORMAT_KEY]) != _series(__version__):
-            raise ConfigError(
-                f"recording {path} was made by ioh-tui {data[FORMAT_KEY]}; this is {__version__}"
-                f" and replays only recordings of the {_series(__version__)} series"
-            )
-        try:
             exchanges = [
-                (e["request"], completion_from_json(e["completion"])) for e in data["exchanges"]
+                (e["request"], completion_from_json(e["completion"]))
+                for e in read_recording(Path(path))
             ]
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"recording {path} is malformed: {exc!r}") from None
@@ -270,7 +268,7 @@ class Replay:
         completion = answers[position]
         started = time.monotonic()
         if on_piece is not None:
-            for piece in _pieces(completion):
+            for piece in completion_pieces(completion):
                 on_piece(piece)
         return (
             completion if completion.latency_ms is not None else _with_latency(completion, started)
@@ -285,14 +283,29 @@ class Replay:
         ]
         best, number = max(scored, key=lambda s: (s[0], -s[1]))
         nearest = self._recorded[number]
+        if _carries_on(nearest, asked, best) and len(asked["messages"]) > max(
+            len(r["messages"]) for r in self._recorded
+        ):
+            return (
+                f"replay: the recording ran out: its {len(self._recorded)} answers are used up, "
+                f"and this request carries on past the last of them (exchange {number})"
+            )
         return (
             "replay: no recorded answer for this request; the nearest recording "
             f"(exchange {number}) {_difference(nearest, asked, best)}"
         )
 
 
-def _series(version: str) -> str:
-    return ".".join(version.split(".")[:2])
+def _exchange(request: Request, completion: Completion) -> dict[str, Any]:
+    return {"request": request_to_json(request), "completion": completion_to_json(completion)}
+
+
+def _carries_on(recorded: Mapping[str, Any], asked: Mapping[str, Any], same: int) -> bool:
+    """Whether `asked` is `recorded` with more messages after it (the same tools and model)."""
+    fields = ("tools", "max_tokens", "model")
+    return same == len(recorded["messages"]) and all(
+        recorded.get(f) == asked.get(f) for f in fields
+    )
 
 
 def _common_prefix(recorded: Sequence[Any], asked: Sequence[Any]) -> int:
@@ -329,16 +342,6 @@ def _difference(recorded: Mapping[str, Any], asked: Mapping[str, Any], same: int
 def _short(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _pieces(completion: Completion) -> list[StreamPiece]:
-    pieces: list[StreamPiece] = [ThinkingPiece(c) for c in chunks(completion.thinking)]
-    pieces += [TextPiece(c) for c in chunks(completion.text)]
-    for i, call in enumerate(completion.tool_calls):
-        pieces.append(ToolCallPiece(i, call.id, call.name, ""))
-        arguments = json.dumps(dict(call.arguments))
-        pieces += [ToolCallPiece(i, arguments=c) for c in chunks(arguments, 24)]
-    return pieces
 
 
 def _with_latency(completion: Completion, started: float) -> Completion:

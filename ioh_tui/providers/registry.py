@@ -1,52 +1,28 @@
-"""Provider names to providers, and the `ALLOW_REMOTE` kill switch.
+"""Provider names to providers; re-exports the kill switch, which lives in `providers.base`.
 
-`ALLOW_REMOTE` is read at every request, so a test suite that sets it to False before anything
-runs is sure no request leaves the machine: a provider whose endpoint is not a loopback address
-fails with a non-retryable `transport` error before it opens a connection.
+`registry.ALLOW_REMOTE` reads and writes `base.ALLOW_REMOTE` (this module's class forwards the
+attribute), so setting the switch through either name turns remote calls off: a copy of the bool
+here would be a switch that silently does nothing.
 """
 
 from __future__ import annotations
 
-import ipaddress
+import sys
+import types
 from pathlib import Path
 
-import httpx
-
-from ioh_tui.core.errors import ConfigError, ProviderError
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.providers import base
 from ioh_tui.providers.anthropic_provider import Anthropic
-from ioh_tui.providers.base import Provider
+from ioh_tui.providers.base import Provider, ensure_allowed, is_loopback
 from ioh_tui.providers.openai_provider import Compatible, OpenAI, OpenRouter
-from ioh_tui.providers.scenario import Scenario
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.scenario import Scenario
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 
-ALLOW_REMOTE: bool = True
-"""When False, only loopback endpoints may be called (tests turn it off)."""
+ALLOW_REMOTE: bool
+"""`providers.base.ALLOW_REMOTE`, read and written through this name too (see `_Registry`)."""
 
 PROVIDER_NAMES = ("openrouter", "anthropic", "openai", "compatible", "scripted")
-
-
-def is_loopback(url: str) -> bool:
-    """Whether `url` points at this machine (`localhost`, 127.0.0.0/8 or ::1)."""
-    try:
-        host = httpx.URL(url).host
-    except httpx.InvalidURL:
-        return False
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def ensure_allowed(url: str) -> None:
-    """Raise a non-retryable `transport` error for a remote URL while `ALLOW_REMOTE` is off."""
-    if not ALLOW_REMOTE and not is_loopback(url):
-        raise ProviderError(
-            "transport",
-            f"remote endpoint {url} refused: remote calls are off (registry.ALLOW_REMOTE)",
-            retryable=False,
-        )
 
 
 def make_provider(
@@ -76,3 +52,20 @@ def make_provider(
             raise ConfigError("the scripted provider needs a scenario (--scenario FILE)")
         return ScriptedProvider(scenario, max_retries=max_retries)
     raise ConfigError(f"unknown provider {name!r} (choose from {', '.join(PROVIDER_NAMES)})")
+
+
+class _Registry(types.ModuleType):
+    """This module, with `ALLOW_REMOTE` forwarded to the one switch in `providers.base`."""
+
+    @property
+    def ALLOW_REMOTE(self) -> bool:
+        """`providers.base.ALLOW_REMOTE`."""
+        return base.ALLOW_REMOTE
+
+    @ALLOW_REMOTE.setter
+    def ALLOW_REMOTE(self, value: bool) -> None:
+        base.ALLOW_REMOTE = value
+
+
+sys.modules[__name__].__class__ = _Registry
+__all__ = ["ALLOW_REMOTE", "PROVIDER_NAMES", "ensure_allowed", "is_loopback", "make_provider"]

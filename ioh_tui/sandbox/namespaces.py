@@ -11,8 +11,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import ioh_tui.sandbox._ns_launcher as _ns_launcher
 from ioh_tui.core.errors import SandboxError
-from ioh_tui.sandbox import _ns_launcher
 from ioh_tui.sandbox._env import INSIDE_ENV, kept_under_tmp, rlimits_for, scrubbed_env
 from ioh_tui.sandbox._masks import secret_paths
 from ioh_tui.sandbox._runner import (

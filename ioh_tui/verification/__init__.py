@@ -1,14 +1,13 @@
 """Success criteria: how a run knows it is done. Each is checked after every step."""
 
+from ioh_tui.verification.base import Criterion, GateOutcome
+from ioh_tui.verification.codec import CRITERION_TYPES, criterion_from_dict
 from ioh_tui.verification.criteria import (
     Command,
-    Criterion,
     FileContains,
     FileEquals,
-    GateOutcome,
     NoGate,
     WorkspaceFileContains,
-    criterion_from_dict,
 )
 from ioh_tui.verification.documents import DocumentContains
 from ioh_tui.verification.rust import (
@@ -19,6 +18,7 @@ from ioh_tui.verification.rust import (
 )
 
 __all__ = [
+    "CRITERION_TYPES",
     "Command",
     "CompilesRust",
     "Criterion",

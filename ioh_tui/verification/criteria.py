@@ -9,90 +9,31 @@ started is `errored`, not `failed`.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Self
 
 from ioh_tui.core.errors import ConfigError, SandboxError
-from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, ExecResult, Limits, Sandbox
-
-Status = Literal["passed", "failed", "errored"]
-OUTPUT_TAIL = 4000
-"""Characters of a failed command's output kept as evidence."""
-
-
-@dataclass(frozen=True, slots=True)
-class GateOutcome:
-    """The result of one evaluation."""
-
-    status: Status
-    detail: str = ""
-    result: ExecResult | None = None
-    """The command's result, for `Command`."""
-
-    def __bool__(self) -> bool:
-        return self.status == "passed"
-
-
-class Criterion(Protocol):
-    """What every criterion offers."""
-
-    kind: ClassVar[str]
-    single_file: ClassVar[bool | None]
-    """True: single-file only; False: workspace only; None: both."""
-    runs_commands: ClassVar[bool]
-    """Whether `evaluate` runs programs (and so wants a `scratch` directory for them)."""
-
-    def describe(self) -> str:
-        """The sentence the model is shown as its success criterion."""
-        ...
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON form for the stored contract."""
-        ...
-
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate against the workspace (and the subject, in single-file mode).
-
-        `scratch` is the run's ephemeral gate work directory (given when `runs_commands`): it is
-        writable inside the sandbox and removed when the run's drive ends.
-        """
-        ...
-
-
-def resolve_in(root: Path, rel: str) -> Path:
-    """`root / rel`, refusing a path that leaves the workspace (`..`, absolute, via a symlink).
-
-    Raises:
-        ConfigError: the path is outside `root`.
-    """
-    base = root.resolve()
-    path = (base / rel).resolve()
-    if not path.is_relative_to(base):
-        raise ConfigError(f"{rel} is outside the workspace root")
-    return path
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, Limits, Sandbox
+from ioh_tui.verification.base import (
+    GateOutcome,
+    InWorkspace,
+    OnSubject,
+    Stored,
+    default_sandbox,
+    read_or_empty,
+)
 
 
 @dataclass(frozen=True, slots=True)
-class FileContains:
+class FileContains(OnSubject):
     """The subject file contains `needle` (content tier: a stub can satisfy it)."""
 
     needle: str
     kind: ClassVar[str] = "file_contains"
+    stored: ClassVar[tuple[str, ...]] = ("needle",)
+    missing_reads_empty: ClassVar[bool] = True
     single_file: ClassVar[bool | None] = True
     runs_commands: ClassVar[bool] = False
 
@@ -100,35 +41,28 @@ class FileContains:
         """The criterion, for the model."""
         return f"the file must contain the text {self.needle!r}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "needle": self.needle}
-
-    async def passes(self, path: Path, contents: str) -> GateOutcome:
+    async def passes(
+        self,
+        path: Path,
+        contents: str,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
+    ) -> GateOutcome:
         """Check the subject's contents."""
         if self.needle in contents:
             return GateOutcome("passed", "the file contains the text")
         return GateOutcome("failed", "the file does not contain the text")
 
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate on the subject."""
-        path = root / (subject or "")
-        return await self.passes(path, _read(path))
-
 
 @dataclass(frozen=True, slots=True)
-class FileEquals:
+class FileEquals(OnSubject):
     """The subject file's contents equal `text` exactly."""
 
     text: str
     kind: ClassVar[str] = "file_equals"
+    stored: ClassVar[tuple[str, ...]] = ("text",)
+    missing_reads_empty: ClassVar[bool] = True
     single_file: ClassVar[bool | None] = True
     runs_commands: ClassVar[bool] = False
 
@@ -136,36 +70,28 @@ class FileEquals:
         """The criterion, for the model."""
         return f"the file's whole contents must equal exactly: {self.text!r}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "text": self.text}
-
-    async def passes(self, path: Path, contents: str) -> GateOutcome:
+    async def passes(
+        self,
+        path: Path,
+        contents: str,
+        sandbox: Sandbox | None = None,
+        *,
+        scratch: Path | None = None,
+    ) -> GateOutcome:
         """Check the subject's contents."""
         if contents == self.text:
             return GateOutcome("passed", "the contents are equal")
         return GateOutcome("failed", "the contents differ")
 
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate on the subject."""
-        path = root / (subject or "")
-        return await self.passes(path, _read(path))
-
 
 @dataclass(frozen=True, slots=True)
-class WorkspaceFileContains:
+class WorkspaceFileContains(InWorkspace):
     """A workspace file (relative to the root) contains `needle`."""
 
     file: str
     needle: str
     kind: ClassVar[str] = "workspace_file_contains"
+    stored: ClassVar[tuple[str, ...]] = ("file", "needle")
     single_file: ClassVar[bool | None] = False
     runs_commands: ClassVar[bool] = False
 
@@ -173,30 +99,17 @@ class WorkspaceFileContains:
         """The criterion, for the model."""
         return f"{self.file} must contain the text {self.needle!r}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "file": self.file, "needle": self.needle}
-
-    async def passes_in(self, root: Path) -> GateOutcome:
+    async def passes_in(
+        self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
+    ) -> GateOutcome:
         """Check the file under `root` (missing or not text reads as empty)."""
-        if self.needle in _read(root / self.file):
+        if self.needle in read_or_empty(root / self.file):
             return GateOutcome("passed", f"{self.file} contains the text")
         return GateOutcome("failed", f"{self.file} does not contain the text")
 
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate in the workspace."""
-        return await self.passes_in(root)
-
 
 @dataclass(frozen=True, slots=True)
-class Command:
+class Command(Stored):
     """Running `argv` (no shell) must exit with `expect_exit`.
 
     It runs in the workspace root (single-file mode: the subject's directory), in the sandbox, with
@@ -209,6 +122,7 @@ class Command:
     expect_exit: int = 0
     limits: Limits = GATE_LIMITS
     kind: ClassVar[str] = "command"
+    stored: ClassVar[tuple[str, ...]] = ("argv", "expect_exit")
     single_file: ClassVar[bool | None] = None
     runs_commands: ClassVar[bool] = True
 
@@ -221,15 +135,16 @@ class Command:
         object.__setattr__(self, "expect_exit", expect_exit)
         object.__setattr__(self, "limits", limits)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """The gate from its JSON form (`expect_exit` defaults to 0)."""
+        return cls(data["argv"], int(data.get("expect_exit", 0)))
+
     def describe(self) -> str:
         """The criterion, for the model."""
         return (
             f"running `{shlex.join(self.argv)}` in the workspace root must exit {self.expect_exit}"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "argv": list(self.argv), "expect_exit": self.expect_exit}
 
     async def passes_in(
         self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
@@ -261,10 +176,7 @@ class Command:
         return await self._run(cwd, sandbox, scratch)
 
     async def _run(self, cwd: Path, sandbox: Sandbox | None, scratch: Path | None) -> GateOutcome:
-        if sandbox is None:
-            from ioh_tui.sandbox import select
-
-            sandbox = select("auto")
+        sandbox = default_sandbox(sandbox)
         # HOME stays as it is: toolchain launchers (rustup's proxies) resolve from it and fail
         # under a throwaway home (see docs/sandbox.md), so only TMPDIR moves to the scratch.
         env = QUIET_ENV if scratch is None else {**QUIET_ENV, "TMPDIR": str(scratch)}
@@ -292,7 +204,7 @@ class Command:
 
 
 @dataclass(frozen=True, slots=True)
-class NoGate:
+class NoGate(Stored):
     """No criterion: the run ends `finished` when the model stops calling tools."""
 
     kind: ClassVar[str] = "none"
@@ -306,10 +218,6 @@ class NoGate:
             "to end the run"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind}
-
     async def evaluate(
         self,
         root: Path,
@@ -320,32 +228,3 @@ class NoGate:
     ) -> GateOutcome:
         """Never passes."""
         return GateOutcome("failed", "no criterion")
-
-
-def criterion_from_dict(data: dict[str, Any]) -> Criterion:
-    """Rebuild a criterion from its JSON form."""
-    kind = data.get("kind")
-    if kind == "file_contains":
-        return FileContains(data["needle"])
-    if kind == "file_equals":
-        return FileEquals(data["text"])
-    if kind == "workspace_file_contains":
-        return WorkspaceFileContains(data["file"], data["needle"])
-    if kind == "command":
-        return Command(data["argv"], int(data.get("expect_exit", 0)))
-    if kind == "none":
-        return NoGate()
-    # Imported here: those modules build on this one.
-    from ioh_tui.verification import documents, rust
-
-    if kind == "compiles_rust":
-        return rust.CompilesRust()
-    if kind == "rust_test_passes":
-        return rust.RustTestPasses(data["test_src"])
-    if kind == "each_compiles_rust":
-        return rust.EachCompilesRust(data["files"])
-    if kind == "workspace_test_passes":
-        return rust.WorkspaceTestPasses(data["files"], data["test_src"])
-    if kind == "document_contains":
-        return documents.DocumentContains(data["file"], data["needle"])
-    raise ConfigError(f"unknown verification kind {kind!r}")

@@ -19,11 +19,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.verification.criteria import GateOutcome, resolve_in
+from ioh_tui.verification.base import GateOutcome, InWorkspace, resolve_in
 
 EXTRA = "ioh-tui[documents]"
 READERS = {".docx": "python-docx", ".xlsx": "openpyxl", ".pptx": "python-pptx", ".pdf": "pypdf"}
@@ -145,12 +145,13 @@ def _squash(text: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentContains:
+class DocumentContains(InWorkspace):
     """A document under the workspace root contains `needle` in its extracted text."""
 
     file: str
     needle: str
     kind: ClassVar[str] = "document_contains"
+    stored: ClassVar[tuple[str, ...]] = ("file", "needle")
     single_file: ClassVar[bool | None] = False
     runs_commands: ClassVar[bool] = False
 
@@ -166,11 +167,9 @@ class DocumentContains:
         """The criterion, for the model."""
         return f"the document {self.file} must contain the text {self.needle!r} (in its text)"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "file": self.file, "needle": self.needle}
-
-    async def passes_in(self, root: Path) -> GateOutcome:
+    async def passes_in(
+        self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
+    ) -> GateOutcome:
         """Extract the document's text and look for the needle.
 
         A missing, oversized or unreadable document fails (it is what the agent produced).

@@ -4,7 +4,9 @@
 
 `CompilesRust`, `RustTestPasses` and `WorkspaceTestPasses` are deprecated in favour of `Command`
 (`cargo build`, `cargo test`); `EachCompilesRust` is not, since "each file compiles on its own" is
-not a question a project's own tooling asks. All four carry the 0.8.1 hardening:
+not a question a project's own tooling asks. The three go in the first release that may break the
+public names (1.0): interface.md §7 names them, so until then they stay, and a stored contract
+naming one still loads. All four carry the 0.8.1 hardening:
 
 - The subject and the criterion stay one crate, so `test_src` reaches the subject's private
   items (a passing implementation is allowed to be private). The criterion sits in a child
@@ -27,16 +29,21 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar
 
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.sandbox.base import GATE_LIMITS, QUIET_ENV, ExecResult, Limits, Sandbox
 from ioh_tui.sandbox.workdir import workdir
 from ioh_tui.toolchain import home_env
-from ioh_tui.verification.criteria import GateOutcome, resolve_in
+from ioh_tui.verification.base import (
+    GateOutcome,
+    InWorkspace,
+    OnSubject,
+    default_sandbox,
+    resolve_in,
+)
 
 RUSTC = "rustc"
 EDITION = ("--edition", "2021")
@@ -153,14 +160,6 @@ async def check_test_passes(
     return GateOutcome("passed", f"{summary[2]} test(s) passed")
 
 
-def _default_sandbox(sandbox: Sandbox | None) -> Sandbox:
-    if sandbox is not None:
-        return sandbox
-    from ioh_tui.sandbox import select
-
-    return select("auto")
-
-
 def _read_files(root: Path, files: tuple[str, ...]) -> tuple[list[str], GateOutcome | None]:
     """Each file's text, or the failed outcome for the first one missing or not text."""
     texts = []
@@ -188,7 +187,7 @@ def _fence(test_src: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class CompilesRust:
+class CompilesRust(OnSubject):
     """The subject file compiles as a Rust library, with its items intact.
 
     Deprecated: use `Command(["cargo", "build"])`, or the compiler of the language in hand.
@@ -204,10 +203,6 @@ class CompilesRust:
         """The criterion, for the model."""
         return "the file must compile as a Rust library (rustc, edition 2021)"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind}
-
     async def passes(
         self,
         path: Path,
@@ -218,22 +213,11 @@ class CompilesRust:
     ) -> GateOutcome:
         """Compile `contents` (the subject at `path`) in a throwaway directory in `scratch`."""
         async with workdir("ioh-rust-", scratch) as tmp:
-            return await check_compiles(_default_sandbox(sandbox), contents, tmp, self.limits)
-
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate on the subject."""
-        return await _on_subject(self.passes, root, subject, sandbox, scratch)
+            return await check_compiles(default_sandbox(sandbox), contents, tmp, self.limits)
 
 
 @dataclass(frozen=True, slots=True)
-class RustTestPasses:
+class RustTestPasses(OnSubject):
     """The subject compiles, and `test_src` (e.g. a `#[test] fn`) compiled beside it passes.
 
     Deprecated: use `Command(["cargo", "test"])` and put the test in the project's own suite.
@@ -242,6 +226,7 @@ class RustTestPasses:
     test_src: str
     limits: Limits = GATE_LIMITS
     kind: ClassVar[str] = "rust_test_passes"
+    stored: ClassVar[tuple[str, ...]] = ("test_src",)
     single_file: ClassVar[bool | None] = True
     runs_commands: ClassVar[bool] = True
 
@@ -252,10 +237,6 @@ class RustTestPasses:
             "compiled in a module beside it that can use its items (private ones too), must "
             f"pass:{_fence(self.test_src)}"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "test_src": self.test_src}
 
     async def passes(
         self,
@@ -268,53 +249,18 @@ class RustTestPasses:
         """Compile `contents` with the test beside it and run the test (inside `scratch`)."""
         async with workdir("ioh-rust-", scratch) as tmp:
             return await check_test_passes(
-                _default_sandbox(sandbox), contents, self.test_src, tmp, self.limits
+                default_sandbox(sandbox), contents, self.test_src, tmp, self.limits
             )
-
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate on the subject."""
-        return await _on_subject(self.passes, root, subject, sandbox, scratch)
-
-
-class _Passes(Protocol):
-    def __call__(
-        self, path: Path, contents: str, sandbox: Sandbox | None = None, *, scratch: Path | None
-    ) -> Awaitable[GateOutcome]: ...
-
-
-async def _on_subject(
-    passes: _Passes,
-    root: Path,
-    subject: str | None,
-    sandbox: Sandbox | None,
-    scratch: Path | None,
-) -> GateOutcome:
-    if subject is None:
-        raise ConfigError("a single-file Rust criterion needs the subject file")
-    path = root / subject
-    try:
-        contents = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return GateOutcome("failed", f"{subject} does not exist")
-    except (OSError, UnicodeDecodeError) as exc:
-        return GateOutcome("failed", f"{subject} cannot be read as text: {exc}")
-    return await passes(path, contents, sandbox, scratch=scratch)
 
 
 @dataclass(frozen=True, slots=True)
-class EachCompilesRust:
+class EachCompilesRust(InWorkspace):
     """Every listed file (relative to the workspace root) compiles on its own as a Rust library."""
 
     files: tuple[str, ...]
     limits: Limits
     kind: ClassVar[str] = "each_compiles_rust"
+    stored: ClassVar[tuple[str, ...]] = ("files",)
     single_file: ClassVar[bool | None] = False
     runs_commands: ClassVar[bool] = True
 
@@ -329,10 +275,6 @@ class EachCompilesRust:
             f"2021): {', '.join(self.files)}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "files": list(self.files)}
-
     async def passes_in(
         self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
     ) -> GateOutcome:
@@ -340,7 +282,7 @@ class EachCompilesRust:
         texts, failed = _read_files(root, self.files)
         if failed is not None:
             return failed
-        chosen = _default_sandbox(sandbox)
+        chosen = default_sandbox(sandbox)
         for rel, text in zip(self.files, texts, strict=True):
             async with workdir("ioh-rust-", scratch) as tmp:
                 outcome = await check_compiles(chosen, text, tmp, self.limits)
@@ -348,20 +290,9 @@ class EachCompilesRust:
                 return GateOutcome(outcome.status, f"{rel}: {outcome.detail}", outcome.result)
         return GateOutcome("passed", f"all {len(self.files)} file(s) compile")
 
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate in the workspace."""
-        return await self.passes_in(root, sandbox, scratch=scratch)
-
 
 @dataclass(frozen=True, slots=True)
-class WorkspaceTestPasses:
+class WorkspaceTestPasses(InWorkspace):
     """The listed files, concatenated in order, compile, and `test_src` beside them passes.
 
     Deprecated: use `Command(["cargo", "test"])`, which runs the repository's own suite over the
@@ -372,6 +303,7 @@ class WorkspaceTestPasses:
     test_src: str
     limits: Limits
     kind: ClassVar[str] = "workspace_test_passes"
+    stored: ClassVar[tuple[str, ...]] = ("files", "test_src")
     single_file: ClassVar[bool | None] = False
     runs_commands: ClassVar[bool] = True
 
@@ -391,10 +323,6 @@ class WorkspaceTestPasses:
             f"{_fence(self.test_src)}"
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form."""
-        return {"kind": self.kind, "files": list(self.files), "test_src": self.test_src}
-
     async def passes_in(
         self, root: Path, sandbox: Sandbox | None = None, *, scratch: Path | None = None
     ) -> GateOutcome:
@@ -409,16 +337,5 @@ class WorkspaceTestPasses:
         )
         async with workdir("ioh-rust-", scratch) as tmp:
             return await check_test_passes(
-                _default_sandbox(sandbox), source, self.test_src, tmp, self.limits
+                default_sandbox(sandbox), source, self.test_src, tmp, self.limits
             )
-
-    async def evaluate(
-        self,
-        root: Path,
-        subject: str | None,
-        sandbox: Sandbox | None = None,
-        *,
-        scratch: Path | None = None,
-    ) -> GateOutcome:
-        """Evaluate in the workspace."""
-        return await self.passes_in(root, sandbox, scratch=scratch)

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ioh_tui.providers.fake_server import FakeModelServer
-from ioh_tui.providers.scenario import Scenario, parse_scenario
+from ioh_tui.providers.testing.fake_server import FakeModelServer
+from ioh_tui.providers.testing.scenario import Scenario, parse_scenario
 
 ScenarioLike = Scenario | Mapping[str, Any] | str | Path
 

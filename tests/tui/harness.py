@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 from ioh_tui.engine import TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app

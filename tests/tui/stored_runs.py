@@ -16,7 +16,7 @@ from typing import Any
 from ioh_tui.engine import Containment, TaskContract, run, run_tree
 from ioh_tui.policy import ApproveAll, DeferAll, Policy
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from tests.tui.harness import CHECK, FIX_CALC, READ_CALC, USAGE, calc_project, scripted

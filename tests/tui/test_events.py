@@ -7,7 +7,7 @@ from pathlib import Path
 from ioh_tui.core import events as ev
 from ioh_tui.engine import Containment, TaskContract
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.widgets.agent_text import AgentText

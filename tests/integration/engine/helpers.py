@@ -7,7 +7,7 @@ from typing import Any
 
 from ioh_tui.core.events import Event
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.verification import Command
 
 CHECK = Command([sys.executable, "check_calc.py"])

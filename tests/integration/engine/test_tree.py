@@ -13,7 +13,7 @@ from ioh_tui.core.events import Event, TreeStatus
 from ioh_tui.engine import BudgetRaises, Containment, TaskContract, resume, run_tree
 from ioh_tui.policy import ApproveAll, Policy
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.scenario import parse_scenario
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.providers.fake_server import FakeModelServer, run_serve_fake
+from ioh_tui.providers.testing.fake_server import FakeModelServer, run_serve_fake
 from tests.fakes import provider_server
 from tests.fakes.provider_server import scenario, serving, serving_in_thread
 
@@ -260,7 +260,7 @@ def test_the_cli_prints_where_it_listens_serves_and_exits_0_when_stopped(
     path.write_text(json.dumps({"model": "cli-model", "turns": [{"text": "over the wire"}]}))
     code = (
         "import sys\n"
-        "from ioh_tui.providers.fake_server import run_serve_fake\n"
+        "from ioh_tui.providers.testing.fake_server import run_serve_fake\n"
         f"sys.exit(run_serve_fake({str(path)!r}, 'openai', '127.0.0.1', 0))\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover - the SDK is a pinned test-only extra
     pytest.skip("the anthropic SDK is not installed", allow_module_level=True)
 
 from ioh_tui.core.transcript import Message, Request, ToolCall
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario, serving
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py"}}

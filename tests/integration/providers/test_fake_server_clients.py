@@ -16,10 +16,10 @@ except ImportError:  # pragma: no cover - the wire clients land separately
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, Message, Request, StreamPiece, ToolCall
 from ioh_tui.providers.base import Provider
-from ioh_tui.providers.fake_server import FakeModelServer
 from ioh_tui.providers.fallback import Fallback
-from ioh_tui.providers.scenario import Scenario
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.fake_server import FakeModelServer
+from ioh_tui.providers.testing.scenario import Scenario
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario, serving
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py", "start_line": 1}}

@@ -9,9 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ioh_tui.core.transcript import Message, Request, ToolCall
-from ioh_tui.providers import fake_wire
-from ioh_tui.providers.scenario import ScriptedCall, Turn, turn_usage
-from ioh_tui.providers.scripted import _pieces
+from ioh_tui.providers.testing import fake_wire
+from ioh_tui.providers.testing.scenario import ScriptedCall, Turn, turn_pieces, turn_usage
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
@@ -49,7 +48,7 @@ def test_openai_chunks_reassemble_to_the_turn(turn: Turn, index: int) -> None:
     plan = fake_wire.openai_stream(
         turn, index, model="m", usage=(3, 4), stream_id="chatcmpl-x", include_usage=True
     )
-    assert sum(f.piece for f in plan.body) == len(_pieces(turn, index))
+    assert sum(f.piece for f in plan.body) == len(turn_pieces(turn, index))
     text, thinking = "", ""
     calls: dict[int, dict[str, Any]] = {}
     decoded = events(plan.body + plan.tail)
@@ -79,7 +78,7 @@ def test_openai_chunks_reassemble_to_the_turn(turn: Turn, index: int) -> None:
 @given(turns, st.integers(0, 5))
 def test_anthropic_blocks_reassemble_to_the_turn(turn: Turn, index: int) -> None:
     plan = fake_wire.anthropic_stream(turn, index, model="m", usage=(3, 4), stream_id="msg_x")
-    assert sum(f.piece for f in plan.body) == len(_pieces(turn, index))
+    assert sum(f.piece for f in plan.body) == len(turn_pieces(turn, index))
     decoded = events(plan.body + plan.tail)
     assert all(name == data["type"] for name, data in decoded)
     blocks: list[dict[str, Any]] = []

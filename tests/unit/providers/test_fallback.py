@@ -12,7 +12,7 @@ from ioh_tui.core.transcript import Attempt, Message, Request, StreamPiece, Text
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import Fallback
 from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 
 REQUEST = Request((Message("user", "fix the failing test"),))

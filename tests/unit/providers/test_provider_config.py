@@ -16,6 +16,7 @@ from ioh_tui.providers import (
     OpenAI,
     OpenRouter,
     ScriptedProvider,
+    base,
     make_provider,
     registry,
 )
@@ -205,6 +206,16 @@ async def test_kill_switch_refuses_remote_before_any_request() -> None:
     assert not raised.value.retryable
     assert seen == []
     assert len(attempts) == 1
+
+
+def test_the_registry_name_sets_the_one_switch_in_base(monkeypatch: pytest.MonkeyPatch) -> None:
+    for value in (True, False):
+        monkeypatch.setattr(registry, "ALLOW_REMOTE", value)
+        assert base.ALLOW_REMOTE is value
+        assert registry.ALLOW_REMOTE is value
+    with pytest.raises(ProviderError, match="remote calls are off"):
+        registry.ensure_allowed("https://api.openai.com/v1")
+    registry.ensure_allowed("http://127.0.0.1:9/v1")
 
 
 async def test_key_never_shows_in_repr_or_errors() -> None:

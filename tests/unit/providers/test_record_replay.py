@@ -25,7 +25,8 @@ from ioh_tui.core.transcript import (
     Usage,
 )
 from ioh_tui.providers.record import Recorder, Replay, request_key, request_to_json
-from ioh_tui.providers.scripted import ScriptedProvider
+from ioh_tui.providers.recording import read_recording
+from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 
 READ = {"name": "read_file", "arguments": {"path": "calc.py"}}
@@ -76,16 +77,53 @@ async def test_a_replay_answers_a_recorded_run_exactly_and_streams_it(tmp_path: 
     assert replay.model == "fake-model"
 
 
-async def test_the_file_is_pretty_json_with_the_version(tmp_path: Path) -> None:
-    path = tmp_path / "run.json"
+async def test_the_file_is_json_lines_the_version_first(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
     await record(path)
-    text = path.read_text()
-    data = json.loads(text)
-    assert data["ioh_tui"] == __version__
-    assert len(data["exchanges"]) == 2
-    assert set(data["exchanges"][0]) == {"request", "completion"}
-    assert data["exchanges"][0]["completion"]["tool_calls"][0]["arguments"] == READ["arguments"]
-    assert "\n  " in text
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines[0] == {"ioh_tui": __version__}
+    assert len(lines) == 3
+    assert set(lines[1]) == {"request", "completion"}
+    assert lines[1]["completion"]["tool_calls"][0]["arguments"] == READ["arguments"]
+
+
+async def test_each_answer_is_in_the_file_as_soon_as_it_arrives(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    recorder = Recorder(ScriptedProvider(SCRIPT), path)
+    assert path.read_text().splitlines() == [json.dumps({"ioh_tui": __version__}).replace(" ", "")]
+    one = await recorder.complete(FIRST)
+    assert len(path.read_text().splitlines()) == 2, "written before the next request"
+    again = await Replay.load(path).complete(FIRST)
+    assert again == one
+
+
+def test_a_recording_that_cannot_be_written_fails_at_once(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot write recording"):
+        Recorder(ScriptedProvider(SCRIPT), tmp_path / "no-such-dir" / "run.jsonl")
+
+
+async def test_a_run_past_the_last_answer_says_the_recording_ran_out(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    one, two = await record(path)
+    later = replace(
+        second(one),
+        messages=(*second(one).messages, Message("assistant", two.text), Message("user", "more")),
+    )
+    with pytest.raises(ProviderError) as raised:
+        await Replay.load(path).complete(later)
+    assert raised.value.kind == "malformed" and not raised.value.retryable
+    assert "the recording ran out: its 2 answers are used up" in str(raised.value)
+
+
+async def test_a_sub_agent_records_to_the_same_file(tmp_path: Path) -> None:
+    path = tmp_path / "tree.jsonl"
+    child_script = scenario({"text": "child answer"})
+    root = ScriptedProvider(replace(SCRIPT, agents={"child": child_script}))
+    recorder = Recorder(root, path)
+    await recorder.for_agent("the child goal").complete(FIRST)
+    await recorder.complete(FIRST)
+    answers = [json.loads(line)["completion"]["text"] for line in path.read_text().splitlines()[1:]]
+    assert answers == ["child answer", "Looking at calc.py first."]
 
 
 async def test_the_same_request_asked_again_gets_the_same_answer(tmp_path: Path) -> None:
@@ -182,9 +220,8 @@ async def test_a_request_recorded_twice_moves_on_only_after_a_different_one(
 async def test_another_minor_series_is_refused(tmp_path: Path, version: str) -> None:
     path = tmp_path / "run.json"
     await record(path)
-    data = json.loads(path.read_text())
-    data["ioh_tui"] = version
-    path.write_text(json.dumps(data))
+    _, *rest = path.read_text().splitlines()
+    path.write_text("\n".join([json.dumps({"ioh_tui": version}), *rest]))
     with pytest.raises(ConfigError, match=version):
         Replay.load(path)
 
@@ -192,27 +229,29 @@ async def test_another_minor_series_is_refused(tmp_path: Path, version: str) -> 
 async def test_a_patch_release_of_the_same_series_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "run.json"
     await record(path)
-    data = json.loads(path.read_text())
+    _, *rest = path.read_text().splitlines()
     major, minor, _ = __version__.split(".")
-    data["ioh_tui"] = f"{major}.{minor}.99"
-    path.write_text(json.dumps(data))
+    path.write_text("\n".join([json.dumps({"ioh_tui": f"{major}.{minor}.99"}), *rest]))
     assert (await Replay.load(path).complete(FIRST)).text == "Looking at calc.py first."
 
 
 @pytest.mark.parametrize(
-    "content",
+    ("content", "said"),
     [
-        "not json",
-        "[]",
-        '{"exchanges": []}',
-        '{"ioh_tui": "0.1.0"}',
-        '{"ioh_tui": "0.1.0", "exchanges": [{}]}',
+        ("not json", "line 1 is not valid JSON"),
+        ("[]", "line 1 is not a JSON object"),
+        ('{"exchanges": []}', "not an ioh-tui recording"),
+        ("", "not an ioh-tui recording"),
+        ('{"ioh_tui": "0.1.0"}', "holds no answers"),
+        ('{"ioh_tui": "0.1.0"}\n{}', "malformed"),
+        ('{"ioh_tui": "0.1.0"}\n{"request": {}, "completion": {}}', "no request messages"),
+        ('{"ioh_tui": "0.1.0"}\n{"request"', "line 2 is not valid JSON"),
     ],
 )
-def test_a_broken_recording_is_a_config_error(tmp_path: Path, content: str) -> None:
-    path = tmp_path / "run.json"
+def test_a_broken_recording_is_a_config_error(tmp_path: Path, content: str, said: str) -> None:
+    path = tmp_path / "run.jsonl"
     path.write_text(content.replace("0.1.0", __version__))
-    with pytest.raises(ConfigError):
+    with pytest.raises(ConfigError, match=said):
         Replay.load(path)
 
 
@@ -252,6 +291,6 @@ def test_any_request_survives_the_file_with_the_same_key(
     request = Request(history, max_tokens=max_tokens)
     recorder = Recorder(ScriptedProvider(SCRIPT))
     recorder.exchanges.append((request, Completion(text="ok")))
-    recorder.save(tmp_path / "prop.json")
-    saved = json.loads((tmp_path / "prop.json").read_text())["exchanges"][0]["request"]
+    recorder.save(tmp_path / "prop.jsonl")
+    saved = read_recording(tmp_path / "prop.jsonl")[0]["request"]
     assert request_key(saved) == request_key(request_to_json(request))

@@ -60,9 +60,23 @@ def test_rlimits_cover_every_cap() -> None:
     assert got[resource.RLIMIT_CORE] == (0, 0)
 
 
-def test_rlimits_never_exceed_the_parent_hard_limit() -> None:
+@pytest.mark.parametrize(
+    ("parent_hard", "expected"),
+    [(4096, 4096), (resource.RLIM_INFINITY, 10**9)],
+    ids=["finite parent: clamped", "unlimited parent: as asked"],
+)
+def test_rlimits_never_exceed_the_parent_hard_limit(
+    monkeypatch: pytest.MonkeyPatch, parent_hard: int, expected: int
+) -> None:
+    # The parent's limit is pinned, so both branches are checked whatever this machine allows.
+    monkeypatch.setattr(resource, "getrlimit", lambda res: (1024, parent_hard))
+    got = {r: (s, h) for r, s, h in rlimits_for(Limits(open_files=10**9))}
+    assert got[resource.RLIMIT_NOFILE] == (expected, expected)
+
+
+def test_rlimits_here_stay_under_this_process_hard_limit() -> None:
     _, parent_hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     got = {r: (s, h) for r, s, h in rlimits_for(Limits(open_files=10**9))}
     soft, hard = got[resource.RLIMIT_NOFILE]
-    if parent_hard != resource.RLIM_INFINITY:
-        assert hard <= parent_hard and soft <= hard
+    assert soft <= hard
+    assert hard == (10**9 if parent_hard == resource.RLIM_INFINITY else min(10**9, parent_hard))

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from ioh_tui import verification
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.verification import (
+    CRITERION_TYPES,
     Command,
     CompilesRust,
     Criterion,
@@ -75,3 +77,32 @@ def test_rust_file_lists_are_checked(files: object) -> None:
 def test_unknown_kind_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="unknown verification kind"):
         criterion_from_dict({"kind": "compiles_cobol"})
+
+
+def test_every_exported_criterion_is_in_the_kind_table() -> None:
+    exported = {
+        getattr(verification, name)
+        for name in verification.__all__
+        if isinstance(getattr(verification, name), type)
+        and hasattr(getattr(verification, name), "kind")
+    }
+    assert exported == set(CRITERION_TYPES.values())
+    assert {c.kind for c in CRITERIA} == set(CRITERION_TYPES)
+
+
+@pytest.mark.parametrize(
+    ("data", "missing"),
+    [
+        ({"kind": "file_contains"}, "needle"),
+        ({"kind": "workspace_test_passes", "files": ["a.rs"]}, "test_src"),
+        ({"kind": "command"}, "argv"),
+    ],
+)
+def test_a_missing_field_names_itself(data: dict[str, object], missing: str) -> None:
+    with pytest.raises(KeyError) as raised:
+        criterion_from_dict(data)
+    assert raised.value.args[0] == missing
+
+
+def test_a_stored_command_without_expect_exit_expects_zero() -> None:
+    assert criterion_from_dict({"kind": "command", "argv": ["make"]}) == Command(["make"], 0)

@@ -16,11 +16,10 @@ from http import HTTPStatus
 from typing import Any
 
 from ioh_tui.core.transcript import Message, Request, TextPiece, ThinkingPiece, ToolCall
-from ioh_tui.providers.scenario import Turn
 
 # The piece sequence is the scripted provider's own, so "disconnect after N chunks" cuts both at the
 # same place and tool-call ids agree between the in-process and the wire doubles.
-from ioh_tui.providers.scripted import _pieces
+from ioh_tui.providers.testing.scenario import Turn, turn_pieces
 
 WIRES = ("openai", "anthropic")
 
@@ -86,7 +85,7 @@ def openai_stream(
         return body
 
     body = [Frame(_data(chunk({"role": "assistant", "content": "", "refusal": None})))]
-    for piece in _pieces(turn, turn_index):
+    for piece in turn_pieces(turn, turn_index):
         if isinstance(piece, ThinkingPiece):
             delta: dict[str, Any] = {"reasoning_content": piece.text}
         elif isinstance(piece, TextPiece):
@@ -198,7 +197,7 @@ def _anthropic_blocks(turn: Turn, turn_index: int) -> list[Frame]:
         event = {"type": "content_block_delta", "index": index, "delta": value}
         frames.append(Frame(_event(event), piece=True))
 
-    for piece in _pieces(turn, turn_index):
+    for piece in turn_pieces(turn, turn_index):
         if isinstance(piece, ThinkingPiece | TextPiece):
             kind = "thinking" if isinstance(piece, ThinkingPiece) else "text"
             if open_key != (kind, 0):

@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.core.transcript import Message, Request
+from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, ToolCall
+from ioh_tui.providers.pieces import completion_pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +241,22 @@ def turn_usage(turn: Turn, request: Request) -> tuple[int, int]:
     return input_tokens, output_tokens
 
 
-def chunks(text: str, size: int = 12) -> list[str]:
-    """Cut text into stream pieces (never splitting inside a character)."""
-    return [text[i : i + size] for i in range(0, len(text), size)] if text else []
+def call_id(turn_index: int, index: int) -> str:
+    """The id of a turn's `index`-th tool call (the same in-process and over the wire)."""
+    return f"call_{turn_index}_{index}"
+
+
+def turn_calls(turn: Turn, turn_index: int) -> tuple[ToolCall, ...]:
+    """A turn's tool calls with their ids."""
+    return tuple(
+        ToolCall(call_id(turn_index, i), c.name, dict(c.arguments))
+        for i, c in enumerate(turn.tool_calls)
+    )
+
+
+def turn_pieces(turn: Turn, turn_index: int) -> list[StreamPiece]:
+    """The pieces a turn streams in, in order: what `disconnect_after_chunks` counts."""
+    answer = Completion(
+        text=turn.text, thinking=turn.thinking, tool_calls=turn_calls(turn, turn_index)
+    )
+    return completion_pieces(answer)

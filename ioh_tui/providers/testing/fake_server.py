@@ -26,9 +26,9 @@ from types import TracebackType
 from typing import Any
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.providers import fake_wire
-from ioh_tui.providers.fake_http import BadRequest, HttpRequest, Responder, read_request
-from ioh_tui.providers.scenario import Scenario, ScriptedError, load_scenario, turn_usage
+from ioh_tui.providers.testing import fake_wire
+from ioh_tui.providers.testing.fake_http import BadRequest, HttpRequest, Responder, read_request
+from ioh_tui.providers.testing.scenario import Scenario, ScriptedError, load_scenario, turn_usage
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 _SECRET_HEADERS = ("authorization", "x-api-key")

@@ -7,7 +7,6 @@ providers surface them (same kinds, same retries), so failure handling is exerci
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import defaultdict
 from dataclasses import replace
@@ -19,15 +18,17 @@ from ioh_tui.core.transcript import (
     Completion,
     Request,
     StreamSink,
-    TextPiece,
-    ThinkingPiece,
-    ToolCall,
-    ToolCallPiece,
     Usage,
 )
 from ioh_tui.providers.classify import classify_status
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
-from ioh_tui.providers.scenario import Scenario, Turn, chunks, load_scenario, turn_usage
+from ioh_tui.providers.testing.scenario import (
+    Scenario,
+    load_scenario,
+    turn_calls,
+    turn_pieces,
+    turn_usage,
+)
 
 FAST_RETRIES = RetryPolicy(base_s=0.01, max_s=0.05)
 """A scripted model's failures are make-believe: retry them quickly."""
@@ -121,7 +122,7 @@ class ScriptedProvider:
             await asyncio.sleep(turn.delay_ms / 1000)
         ttft = (time.monotonic() - started) * 1000
         cut_after = failure.disconnect_after_chunks if failure is not None else None
-        for sent, piece in enumerate(_pieces(turn, index)):
+        for sent, piece in enumerate(turn_pieces(turn, index)):
             if cut_after is not None and sent >= cut_after:
                 raise ProviderError("transport", "the stream was cut mid-way (scripted disconnect)")
             if on_piece is not None:
@@ -136,30 +137,10 @@ class ScriptedProvider:
         return Completion(
             text=turn.text,
             thinking=turn.thinking,
-            tool_calls=tuple(
-                ToolCall(_call_id(index, i), c.name, dict(c.arguments))
-                for i, c in enumerate(turn.tool_calls)
-            ),
+            tool_calls=turn_calls(turn, index),
             usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
             stop_reason="tool_calls" if turn.tool_calls else "stop",
             model=self.scenario.model,
             ttft_ms=ttft,
             latency_ms=(time.monotonic() - started) * 1000,
         )
-
-
-def _call_id(turn: int, index: int) -> str:
-    return f"call_{turn}_{index}"
-
-
-def _pieces(turn: Turn, turn_index: int) -> list[TextPiece | ThinkingPiece | ToolCallPiece]:
-    pieces: list[TextPiece | ThinkingPiece | ToolCallPiece] = [
-        ThinkingPiece(c) for c in chunks(turn.thinking)
-    ]
-    pieces += [TextPiece(c) for c in chunks(turn.text)]
-    for i, call in enumerate(turn.tool_calls):
-        pieces.append(ToolCallPiece(i, _call_id(turn_index, i), call.name, ""))
-        pieces += [
-            ToolCallPiece(i, arguments=c) for c in chunks(json.dumps(dict(call.arguments)), 24)
-        ]
-    return pieces
