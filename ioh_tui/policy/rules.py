@@ -18,6 +18,8 @@ from pathlib import Path
 import ioh_tui.policy.toml as _toml
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.policy.argv import exec_forms
+from ioh_tui.policy.builtin import SECRET_PATTERNS
 from ioh_tui.policy.glob import glob_match_any
 from ioh_tui.policy.types import Defaults, Layer, Rule, Verdict
 
@@ -32,8 +34,9 @@ __all__ = [
 BUILTIN_SECRETS = "builtin-secrets"
 """The name of the layer `Policy.default()` starts with."""
 
-SECRET_PATTERNS = (".env", "*.pem", "*.key", "id_rsa", "id_ed25519")
-"""Files no default policy lets an agent read or write (matched on basename too)."""
+REMEMBERED = "remembered"
+"""The layer of an approver's remembered rules: its allows never beat a default deny."""
+
 
 _EVALUATION_ORDER = (Effect.DENY, Effect.ASK, Effect.ALLOW)
 _UNNAMED_LAYER = "policy"
@@ -160,13 +163,21 @@ class Policy:
 
         Every deny rule of every layer is tried first, then every ask, then every allow; within
         one effect, layers and rules in order. So a deny beats an allow whatever their order or
-        specificity. Net targets with a numeric port are also tried without it (`host`). When
-        no rule matches, the act's default decides and `rule`/`layer` are None.
+        specificity. Net targets with a numeric port are also tried without it (`host`). Exec
+        targets are also tried as their program, and as each command a known wrapper runs
+        (`policy/argv.py`; those only for deny and ask). A `remembered` layer's allows are
+        skipped when the act's default is deny. When no rule matches, the act's default decides
+        and `rule`/`layer` are None.
         """
         act = Act(act)
-        forms = _target_forms(act, target)
+        own, wrapped = _target_forms(act, target)
+        lift_default = self.defaults.of(act) is not Effect.DENY
         for effect in _EVALUATION_ORDER:
+            # What a wrapper runs can be denied or asked about, never allowed by its own name.
+            forms = own if effect is Effect.ALLOW else own + wrapped
             for layer in self.layers:
+                if effect is Effect.ALLOW and layer.name == REMEMBERED and not lift_default:
+                    continue  # a remembered answer never beats a default deny
                 for rule in layer.rules:
                     if (
                         rule.act == act
@@ -269,12 +280,15 @@ def _narrowed(layer: Layer, defaults: Defaults) -> Layer:
     return Layer(layer.name, rules)
 
 
-def _target_forms(act: Act, target: str) -> tuple[str, ...]:
+def _target_forms(act: Act, target: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The forms a target is tried in: its own, and (exec) those of the commands it wraps."""
     if act is Act.NET:
         found = _HOST_PORT.fullmatch(target)
         if found is not None:
-            return (target, found.group(1))
-    return (target,)
+            return (target, found.group(1)), ()
+    if act is Act.EXEC:
+        return exec_forms(target)
+    return (target,), ()
 
 
 # -- policy files ----------------------------------------------------------------------------------

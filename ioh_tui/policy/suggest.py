@@ -5,7 +5,8 @@ same program (and subcommand, when it has one: `git log ...` and `git log -p ...
 a path in the same directory. The suggested rule is the narrowest glob of the house syntax
 (`glob.py`: `*` matches anything) that matches every target of the group: their longest common
 prefix, cut back to a word or path boundary, then `*`. It is only a suggestion: the person sees it,
-can narrow it, and a remembered allow never beats a configured deny.
+can narrow it, and a remembered allow never beats a configured deny (nor a default deny). It is
+never a bare `*`.
 """
 
 from __future__ import annotations
@@ -37,17 +38,24 @@ def similarity_key(act: Act, target: str) -> tuple[str, str]:
 def suggest_pattern(targets: Sequence[str]) -> str:
     """The narrowest pattern matching every target (one target: that target exactly).
 
+    Never a bare `*` (approving it would allow every target of the act): when the targets share
+    nothing, the suggestion is the first of them alone, for the person to widen by hand.
+
     Args:
         targets: The targets of similar requests.
 
     Returns:
         A glob: the common start cut at a word or path boundary (`pytest -q *`, `src/*`), else
-        the common start itself (`ls*`), else a common extension (`*.py`); a bare `*` only
-        when the targets share nothing at all.
+        the common start itself (`ls*`), else a common extension (`*.py`); else the first target.
     """
     distinct = sorted(set(targets))
     if len(distinct) == 1:
         return distinct[0]
+    pattern = _covering(distinct)
+    return distinct[0] if set(pattern) <= {"*"} else pattern
+
+
+def _covering(distinct: Sequence[str]) -> str:
     prefix = _common_start(distinct)
     cut = max(prefix.rfind(c) for c in BOUNDARIES) + 1
     if cut:

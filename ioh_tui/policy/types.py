@@ -15,6 +15,10 @@ class Rule:
     effect: Effect
     pattern: str
 
+    def __post_init__(self) -> None:
+        if self.act in (Act.READ, Act.WRITE):
+            object.__setattr__(self, "pattern", normalise_path_pattern(self.pattern))
+
     def describe(self) -> str:
         """`act effect pattern`, the form shown to people and in events."""
         return f"{self.act.value} {self.effect.value} {self.pattern}"
@@ -24,6 +28,23 @@ class Rule:
         """The inverse of `describe` (the pattern may hold spaces)."""
         act, effect, pattern = text.split(" ", 2)
         return cls(Act(act), Effect(effect), pattern)
+
+
+def normalise_path_pattern(pattern: str) -> str:
+    """A path pattern in the form targets take, so that it can match at all.
+
+    Targets are normalised relative paths (`src/a.py`: no `./`, no leading or doubled `/`, no
+    trailing `/`), so `./infra/*`, `/infra/*` and `infra//*` would never match anything and a
+    deny written that way would be silently inert. They are read as `infra/*`, and a directory
+    written with a trailing slash (`infra/`) as everything under it (`infra/*`).
+    """
+    text = pattern
+    directory = text.endswith("/")
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    text = "/".join(parts)
+    if directory:
+        text = f"{text}/*" if text else "*"
+    return text or pattern
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,9 @@ class ToolContext:
     """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
     toolchain: Toolchain | None = None
     """The run's detected project (None: none, or single-file mode); checked after edits."""
+    readable: Callable[[str], bool] | None = None
+    """Whether grep may show a file's content without asking (its read is allowed, not `ask`);
+    None: as `visible`."""
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]
@@ -134,8 +137,19 @@ class ArgumentError(Exception):
     """A tool was called with arguments it cannot use; the message is for the model."""
 
 
-def arg_str(args: Mapping[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
-    """A string argument."""
+def arg_str(
+    args: Mapping[str, Any],
+    name: str,
+    *,
+    required: bool = True,
+    default: str = "",
+    text: bool = False,
+) -> str:
+    """A string argument: valid Unicode, and (unless `text`, file content) without NUL bytes.
+
+    A path, pattern or argv word with a NUL byte cannot name anything, and a lone surrogate
+    cannot be written anywhere: both are the model's mistake, said back to it.
+    """
     value = args.get(name)
     if value is None:
         if required:
@@ -143,7 +157,26 @@ def arg_str(args: Mapping[str, Any], name: str, *, required: bool = True, defaul
         return default
     if not isinstance(value, str):
         raise ArgumentError(f"argument {name!r} must be a string")
+    check_text(name, value, nul=text)
     return value
+
+
+def check_text(name: str, value: str, *, nul: bool = False) -> None:
+    """Refuse a lone surrogate (always) and a NUL byte (unless `nul`) in an argument.
+
+    Raises:
+        ArgumentError: naming the argument and what is wrong with it.
+    """
+    if not nul and "\x00" in value:
+        raise ArgumentError(f"argument {name!r} holds a NUL byte (\\x00), which no path may hold")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(value[exc.start])
+        raise ArgumentError(
+            f"argument {name!r} holds a lone surrogate (U+{code:04X} at {exc.start}), "
+            "which is not valid Unicode text"
+        ) from None
 
 
 def arg_int(args: Mapping[str, Any], name: str) -> int | None:

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ioh_tui.core.acts import Act
 from ioh_tui.sandbox.base import EXEC_LIMITS, QUIET_ENV, ExecResult
-from ioh_tui.tools.base import ArgumentError, Deferral, Refusal, ToolContext, ToolResult, cap
+from ioh_tui.tools.base import (
+    ArgumentError,
+    Deferral,
+    Refusal,
+    ToolContext,
+    ToolResult,
+    cap,
+    check_text,
+)
 
 
 def parse_argv(args: Mapping[str, Any]) -> list[str]:
@@ -19,20 +28,27 @@ def parse_argv(args: Mapping[str, Any]) -> list[str]:
         raise ArgumentError("argv must be a non-empty list of strings (program first; no shell)")
     if not argv[0]:
         raise ArgumentError("argv[0] must name a program")
+    for i, word in enumerate(argv):
+        check_text(f"argv[{i}]", word)
     return list(argv)
 
 
 async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-    """Run the command; the gate checks the program and the whole command line."""
+    """Run the command; the gate checks the whole command line (its program, what it wraps)."""
     argv = parse_argv(args)
     timeout = args.get("timeout_s")
     if timeout is not None and (
-        isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or timeout <= 0
     ):
         raise ArgumentError("timeout_s must be a positive number of seconds")
     wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
-    answer = await ctx.gate(Act.EXEC, line, also=(argv[0],) if line != argv[0] else ())
+    # One target: the policy tries its program and any wrapped command itself (policy/argv.py),
+    # so an allow of `ruff *` allows `ruff check .` (checked apart, `ruff` alone would ask).
+    answer = await ctx.gate(Act.EXEC, line)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-import tempfile
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -21,8 +21,9 @@ from ioh_tui.tools.base import (
     arg_int,
     arg_str,
 )
+from ioh_tui.tools.beneath import TooLarge, locate, open_in, read_fd, read_spot, write_spot
 from ioh_tui.tools.checker import check_after_edit
-from ioh_tui.tools.workspace import Escape
+from ioh_tui.tools.workspace import Escape, Workspace
 
 _IMAGE = {
     ".png",
@@ -39,6 +40,8 @@ _IMAGE = {
 }
 _DOCUMENT = {".pdf", ".docx", ".xlsx", ".pptx"}
 _MAX_LIST = 200
+MAX_READ_BYTES = 64 * 1024 * 1024
+"""The largest file a tool reads; checked on the open descriptor before a byte is read."""
 
 
 def _sniff(data: bytes) -> str:
@@ -94,24 +97,76 @@ def _subject_check(ctx: ToolContext, path: str) -> str | None:
     return None
 
 
+def _read_error(verb: str, rel: str, exc: OSError) -> ToolResult:
+    """The observation for a file that cannot be read (missing, a directory, a FIFO, too large)."""
+    if isinstance(exc, FileNotFoundError):
+        return ToolResult(f"[{verb} {rel} error] no such file", ok=False)
+    if isinstance(exc, IsADirectoryError):
+        return ToolResult(f"[{verb} {rel} error] {rel} is a directory; use list_dir", ok=False)
+    if isinstance(exc, NotADirectoryError):
+        return ToolResult(f"[{verb} {rel} error] a part of {rel} is not a directory", ok=False)
+    return ToolResult(f"[{verb} {rel} error] {exc.strerror or exc}", ok=False)
+
+
+def _too_large(verb: str, rel: str, exc: TooLarge) -> ToolResult:
+    return ToolResult(
+        f"[{verb} {rel} refused] the file is {exc.size:,} bytes, over the {exc.limit:,}-byte "
+        "ceiling for a file a tool reads; nothing was read. Use exec (head, sed -n) for a part.",
+        ok=False,
+        refused=True,
+    )
+
+
+def _open(
+    ctx: ToolContext, rel: str, flags: int = os.O_RDONLY
+) -> tuple[int | None, str, OSError | None]:
+    """A descriptor of `rel` reached beneath the root, its resolved path, or why it failed.
+
+    Raises:
+        Escape: the path (a symlink on it) leaves the workspace.
+    """
+    try:
+        with locate(ctx.workspace.root, rel) as spot:
+            return open_in(spot, flags), spot.real, None
+    except OSError as exc:
+        return None, rel, exc
+
+
+async def _read_gate(ctx: ToolContext, rel: str, real: str, verb: str) -> ToolResult | None:
+    """The policy on reading `rel` (and its resolved form): None to go on, else the result."""
+    answer = await ctx.gate(Act.READ, rel, also=(real,) if real != rel else ())
+    if isinstance(answer, Refusal):
+        return ToolResult(answer.observation, ok=False, refused=True)
+    if isinstance(answer, Deferral):
+        return ToolResult(f"[{verb} deferred]", ok=False, deferred=answer.request_id)
+    return None
+
+
 async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Return the whole file, the asked line range, or a refusal naming the size ceiling."""
     path = arg_str(args, "path", required=ctx.subject is None, default=ctx.subject or "")
     start, end = arg_int(args, "start_line"), arg_int(args, "end_line")
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
-    rel, absolute = ctx.workspace.resolve(path)
-    answer = await ctx.gate(Act.READ, rel)
-    if isinstance(answer, Refusal):
-        return ToolResult(answer.observation, ok=False, refused=True)
-    if isinstance(answer, Deferral):
-        return ToolResult("[read deferred]", ok=False, deferred=answer.request_id)
+    rel = ctx.workspace.normalise(path)
+    # Opened before the gate and read through the same descriptor after it: what the policy
+    # judged (the path and its symlink-resolved form) is what is read, whatever moves meanwhile.
+    fd, real, failed = _open(ctx, rel)
     try:
-        data = absolute.read_bytes()
-    except FileNotFoundError:
-        return ToolResult(f"[read {rel} error] no such file", ok=False)
-    except IsADirectoryError:
-        return ToolResult(f"[read {rel} error] {rel} is a directory; use list_dir", ok=False)
+        if (stopped := await _read_gate(ctx, rel, real, "read")) is not None:
+            return stopped
+        if fd is None:
+            assert failed is not None
+            raise failed
+        data = read_fd(fd, MAX_READ_BYTES)
+    except TooLarge as exc:
+        return _too_large("read", rel, exc)
+    except OSError as exc:
+        return _read_error("read", rel, exc)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    absolute = Path(rel or ".")
     text = decode_text(absolute, data)
     if text is None:
         return ToolResult(_not_text(rel, absolute, data), ok=False, refused=True)
@@ -151,12 +206,14 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
     )
 
 
-def _current(absolute: Path) -> str | None:
+def _current(ctx: ToolContext, rel: str) -> str | None:
+    """The text a write would replace (None: no such file, or not text)."""
     try:
-        data = absolute.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        with locate(ctx.workspace.root, rel) as spot:
+            data = read_spot(spot, MAX_READ_BYTES)
+    except (OSError, TooLarge):
         return None
-    return decode_text(absolute, data)
+    return decode_text(Path(rel or "."), data)
 
 
 async def _gated_write(
@@ -175,19 +232,19 @@ async def _apply(
     ctx: ToolContext, permit: Permit, before: str | None, after: str, verb: str
 ) -> ToolResult:
     try:
-        rel, absolute = ctx.workspace.resolve(permit.target)
+        rel = ctx.workspace.normalise(permit.target)
     except Escape as exc:
         return ToolResult(f"[{verb} refused] {exc}", ok=False, refused=True)
     content = after if permit.content is None else permit.content
     if permit.target != rel or before is None:
-        before = _current(absolute)
+        before = _current(ctx, rel)
     state = "created" if before is None else ("unchanged" if before == content else "changed")
     note = f"\n{permit.note}" if permit.note else ""
     output = f"[{verb} {rel}] ({len(content):,} characters, {state}){note}"
     if state != "unchanged":
         if ctx.journal is not None:
             await ctx.journal({"path": rel, "sha256": content_hash(content), "output": output})
-        write_atomic(absolute, content)
+        write_atomic(ctx.workspace, rel, content)
         # After the write, so a checker that fails can never undo or fail the edit.
         output += await check_after_edit(ctx, rel)
     return ToolResult(output, changed=state != "unchanged", meta={"path": rel, "state": state})
@@ -198,43 +255,43 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def write_atomic(path: Path, content: str) -> None:
-    """Write a file so that a crash leaves either the old or the new content, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def write_atomic(workspace: Workspace, rel: str, content: str) -> None:
+    """Write a workspace file so that a crash leaves the old or the new content, never half.
+
+    The directory is reached through descriptors from the root (`beneath.locate`), so a directory
+    swapped for a symlink meanwhile cannot carry the write outside the workspace.
+
+    Raises:
+        Escape: the path leaves the workspace (now).
+        OSError: the file cannot be written.
+    """
+    with locate(workspace.root, rel, make_dirs=True) as spot:
+        write_spot(spot, content)
 
 
 async def write_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Create or replace a file with the given content."""
     path = arg_str(args, "path", required=ctx.subject is None, default=ctx.subject or "")
-    content = arg_str(args, "content")
+    content = arg_str(args, "content", text=True)
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
-    rel, absolute = ctx.workspace.resolve(path)
-    if absolute.is_dir():
+    rel = ctx.workspace.normalise(path)
+    ctx.workspace.resolve(rel)  # an escape is refused before the gate asks anyone
+    if _is_dir(ctx, rel):
         return ToolResult(f"[write {rel} error] {rel} is a directory", ok=False)
-    return await _gated_write(ctx, rel, _current(absolute), content, "wrote")
+    return await _gated_write(ctx, rel, _current(ctx, rel), content, "wrote")
 
 
 async def edit_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Replace the one occurrence of `old_text` with `new_text`."""
     path = arg_str(args, "path")
-    old, new = arg_str(args, "old_text"), arg_str(args, "new_text")
+    old, new = arg_str(args, "old_text", text=True), arg_str(args, "new_text", text=True)
     if not old:
         raise ArgumentError("old_text must not be empty")
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
-    rel, absolute = ctx.workspace.resolve(path)
-    before = _current(absolute)
+    rel, _ = ctx.workspace.resolve(path)
+    before = _current(ctx, rel)
     if before is None:
         return ToolResult(f"[edit {rel} error] no such text file", ok=False)
     count = before.count(old)
@@ -248,28 +305,53 @@ async def edit_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     return await _gated_write(ctx, rel, before, before.replace(old, new, 1), "edited")
 
 
+def _is_dir(ctx: ToolContext, rel: str) -> bool:
+    try:
+        with locate(ctx.workspace.root, rel) as spot:
+            if not spot.name:
+                return True
+            info = os.stat(spot.name, dir_fd=spot.dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode)
+
+
 async def list_dir(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """One level of a directory; entries the policy denies are not shown."""
     path = arg_str(args, "path", required=False)
-    rel, absolute = ctx.workspace.resolve(path)
-    answer = await ctx.gate(Act.READ, rel)
-    if isinstance(answer, Refusal):
-        return ToolResult(answer.observation, ok=False, refused=True)
-    if isinstance(answer, Deferral):
-        return ToolResult("[list_dir deferred]", ok=False, deferred=answer.request_id)
-    if not absolute.is_dir():
-        return ToolResult(f"[list_dir {rel or '.'} error] not a directory", ok=False)
-    lines = []
-    for entry in sorted(absolute.iterdir(), key=lambda p: p.name):
-        name = f"{rel}/{entry.name}" if rel else entry.name
-        if not ctx.visible(name):
-            continue
-        if entry.is_symlink():
-            lines.append(f"link {entry.name}")
-        elif entry.is_dir():
-            lines.append(f"dir  {entry.name}/")
-        else:
-            lines.append(f"file {entry.name} ({entry.stat().st_size:,} bytes)")
+    rel = ctx.workspace.normalise(path)
+    fd, real, _ = _open(ctx, rel, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if (stopped := await _read_gate(ctx, rel, real, "list_dir")) is not None:
+            return stopped
+        if fd is None:
+            return ToolResult(f"[list_dir {rel or '.'} error] not a directory", ok=False)
+        lines = _entries(ctx, fd, rel)
+    finally:
+        if fd is not None:
+            os.close(fd)
     shown = lines[:_MAX_LIST]
     more = f"\n({len(lines) - _MAX_LIST} more entries not shown)" if len(lines) > _MAX_LIST else ""
     return ToolResult(f"[list_dir {rel or '.'}] ({len(lines)} entries)\n" + "\n".join(shown) + more)
+
+
+def _entries(ctx: ToolContext, fd: int, rel: str) -> list[str]:
+    """The listing of the open directory `fd`, read through it (never by name again)."""
+    lines = []
+    with os.scandir(fd) as scan:
+        entries = sorted(scan, key=lambda e: e.name)
+    for entry in entries:
+        name = f"{rel}/{entry.name}" if rel else entry.name
+        if not ctx.visible(name):
+            continue
+        try:
+            if entry.is_symlink():
+                lines.append(f"link {entry.name}")
+            elif entry.is_dir(follow_symlinks=False):
+                lines.append(f"dir  {entry.name}/")
+            else:
+                size = entry.stat(follow_symlinks=False).st_size
+                lines.append(f"file {entry.name} ({size:,} bytes)")
+        except OSError:
+            continue
+    return lines

@@ -159,3 +159,7 @@ class ToolSet:
             return ToolResult(f"[{name} refused] {exc}", ok=False, refused=True)
         except OSError as exc:
             return ToolResult(f"[{name} error] {exc.strerror or exc}", ok=False)
+        except (ValueError, RecursionError) as exc:
+            # Arguments no check foresaw (a value the OS or a codec rejects) are still the
+            # model's to read, never a traceback that ends the run.
+            return ToolResult(f"[{name} error] {type(exc).__name__}: {exc}", ok=False)
