@@ -211,10 +211,14 @@ async def resume(
             )
         )
         return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
+    stored = await store.policy(run_id)
+    base = Policy.from_json(stored) if stored else Policy.default()
     if policy is None:
-        stored = await store.policy(run_id)
-        policy = Policy.from_json(stored) if stored else Policy.default()
+        policy = base
     else:
+        # Stacked, never swapped: a resume may add rules, but the run's own denies (and its
+        # stricter defaults) stay.
+        policy = base.merge(policy)
         await store.set_policy(run_id, policy.to_json())
     sandbox = sandbox or _default_sandbox()
     await store.set_run_driver(

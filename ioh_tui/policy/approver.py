@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from ioh_tui.core.acts import Act, Answer, DecisionKind
+from ioh_tui.policy.builtin import host_executed
 from ioh_tui.policy.types import Rule
 
 
@@ -148,13 +149,18 @@ class Approver(Protocol):
 
 @dataclass(slots=True)
 class ApproveAll:
-    """Approves everything (and records that it did)."""
+    """Approves everything but a write to a file the host runs (and records what it saw)."""
 
     seen: list[ApprovalRequest] = field(default_factory=list)
 
     async def decide(self, request: ApprovalRequest) -> Decision:
-        """Approve."""
+        """Approve, except a write to a file the host runs: only a person may allow that."""
         self.seen.append(request)
+        if request.act is Act.WRITE and (protected := host_executed(request.target)):
+            return Decision.deny(
+                f"{request.target} is run by the host ({protected[1]}); a blanket approval does "
+                "not cover it: a person must approve it, or a rule must name it exactly"
+            )
         return Decision.approve()
 
 
@@ -184,6 +190,11 @@ class StdinApprover:
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Prompt on stderr, read a line from stdin."""
         prompt = f"allow {request.act.value} {request.target}? [y/N] "
+        if request.act is Act.WRITE and (protected := host_executed(request.target)):
+            prompt = (
+                f"WARNING: {request.target} is run by the host outside the sandbox: "
+                f"{protected[1]}.\n{prompt}"
+            )
         answer = await asyncio.to_thread(_ask, prompt)
         if answer.strip().lower() in ("y", "yes"):
             return Decision.approve()

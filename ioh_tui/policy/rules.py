@@ -19,9 +19,9 @@ import ioh_tui.policy.toml as _toml
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.policy.argv import exec_forms
-from ioh_tui.policy.builtin import SECRET_PATTERNS
+from ioh_tui.policy.builtin import HOST_EXECUTED_LAYER, SECRET_PATTERNS, host_executed
 from ioh_tui.policy.glob import glob_match_any
-from ioh_tui.policy.types import Defaults, Layer, Rule, Verdict
+from ioh_tui.policy.types import Defaults, Layer, Rule, Verdict, normalise_path_pattern
 
 __all__ = [
     "BUILTIN_SECRETS",
@@ -166,8 +166,9 @@ class Policy:
         specificity. Net targets with a numeric port are also tried without it (`host`). Exec
         targets are also tried as their program, and as each command a known wrapper runs
         (`policy/argv.py`; those only for deny and ask). A `remembered` layer's allows are
-        skipped when the act's default is deny. When no rule matches, the act's default decides
-        and `rule`/`layer` are None.
+        skipped when the act's default is deny. A write to a file the host runs
+        (`builtin.HOST_EXECUTED`) asks, whatever allows it, unless an allow names it exactly.
+        When no rule matches, the act's default decides and `rule`/`layer` are None.
         """
         act = Act(act)
         own, wrapped = _target_forms(act, target)
@@ -179,13 +180,26 @@ class Policy:
                 if effect is Effect.ALLOW and layer.name == REMEMBERED and not lift_default:
                     continue  # a remembered answer never beats a default deny
                 for rule in layer.rules:
-                    if (
-                        rule.act == act
-                        and rule.effect == effect
-                        and glob_match_any(rule.pattern, forms)
-                    ):
-                        return Verdict(effect, rule.pattern, layer.name)
-        return Verdict(self.defaults.of(act))
+                    if rule.act == act and rule.effect == effect and _matches(rule, forms):
+                        return self._guarded(act, target, Verdict(effect, rule.pattern, layer.name))
+        return self._guarded(act, target, Verdict(self.defaults.of(act)))
+
+    def _guarded(self, act: Act, target: str, verdict: Verdict) -> Verdict:
+        """A write to a file the host runs asks a person unless a rule names it exactly."""
+        if act is not Act.WRITE or verdict.effect is Effect.DENY or self.is_permissive():
+            return verdict  # permissive is the operator's explicit "enforce nothing"
+        protected = host_executed(target)
+        if protected is None:
+            return verdict
+        named = any(
+            rule.act is Act.WRITE and rule.effect is Effect.ALLOW and rule.pattern == target
+            for layer in self.layers
+            for rule in layer.rules
+        )
+        if named and verdict.effect is Effect.ALLOW:
+            return verdict
+        pattern, does = protected
+        return Verdict(Effect.ASK, f"{pattern} (the host runs it: {does})", HOST_EXECUTED_LAYER)
 
     def check(self, act: Act, target: str) -> Effect:
         """The effect of `act` on `target` (`explain(act, target).effect`)."""
@@ -278,6 +292,16 @@ def _narrowed(layer: Layer, defaults: Defaults) -> Layer:
         if rule.effect is not Effect.ALLOW
     )
     return Layer(layer.name, rules)
+
+
+def _matches(rule: Rule, forms: tuple[str, ...]) -> bool:
+    if glob_match_any(rule.pattern, forms):
+        return True
+    if rule.act not in (Act.READ, Act.WRITE):
+        return False
+    # `./infra/*`, `/infra/*`, `infra/`: also in the form targets take, never silently inert.
+    meant = normalise_path_pattern(rule.pattern)
+    return meant != rule.pattern and glob_match_any(meant, forms)
 
 
 def _target_forms(act: Act, target: str) -> tuple[tuple[str, ...], tuple[str, ...]]:

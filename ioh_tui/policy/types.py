@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from ioh_tui.core.acts import Act, Effect
@@ -15,10 +16,6 @@ class Rule:
     effect: Effect
     pattern: str
 
-    def __post_init__(self) -> None:
-        if self.act in (Act.READ, Act.WRITE):
-            object.__setattr__(self, "pattern", normalise_path_pattern(self.pattern))
-
     def describe(self) -> str:
         """`act effect pattern`, the form shown to people and in events."""
         return f"{self.act.value} {self.effect.value} {self.pattern}"
@@ -30,13 +27,15 @@ class Rule:
         return cls(Act(act), Effect(effect), pattern)
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise_path_pattern(pattern: str) -> str:
     """A path pattern in the form targets take, so that it can match at all.
 
     Targets are normalised relative paths (`src/a.py`: no `./`, no leading or doubled `/`, no
     trailing `/`), so `./infra/*`, `/infra/*` and `infra//*` would never match anything and a
-    deny written that way would be silently inert. They are read as `infra/*`, and a directory
-    written with a trailing slash (`infra/`) as everything under it (`infra/*`).
+    deny written that way would be silently inert. They also match as `infra/*`, and a directory
+    written with a trailing slash (`infra/`) as everything under it (`infra/*`). The rule keeps
+    the pattern as written.
     """
     text = pattern
     directory = text.endswith("/")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,8 +35,31 @@ def _matches(pattern: str, act: Act, target: str) -> bool:
     forms = [target]
     if act is Act.NET and (found := re.fullmatch(r"(.+):([0-9]+)", target, re.DOTALL)):
         forms.append(found.group(1))
-    regex = re.compile(glob_to_regex(pattern), re.DOTALL)
-    return any(regex.fullmatch(form) or regex.fullmatch(form.split("/")[-1]) for form in forms)
+    if act is Act.EXEC:  # also its program, and both without the program's directory
+        words = shlex.split(target) if _splits(target) else target.split()
+        if words:
+            name = words[0].split("/")[-1]
+            forms += [shlex.join(words), words[0], shlex.join([name, *words[1:]]), name]
+    patterns = [pattern]
+    if act in (Act.READ, Act.WRITE):  # also in the form targets take (`./a/`, `/a` as `a/*`, `a`)
+        kept = [part for part in pattern.split("/") if part not in ("", ".")]
+        meant = "/".join(kept) + ("/*" if pattern.endswith("/") and kept else "")
+        meant = meant if kept or not pattern.endswith("/") else "*"
+        patterns += [meant] if meant else []
+    return any(
+        regex.fullmatch(form) or regex.fullmatch(form.split("/")[-1])
+        for glob in patterns
+        for regex in [re.compile(glob_to_regex(glob), re.DOTALL)]
+        for form in forms
+    )
+
+
+def _splits(line: str) -> bool:
+    try:
+        shlex.split(line)
+    except ValueError:
+        return False
+    return True
 
 
 def _matching_effects(policy: Policy, act: Act, target: str) -> set[Effect]:
