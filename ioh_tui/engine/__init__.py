@@ -1,6 +1,14 @@
 """The agent loop: from a task contract to a checked result. Never imports Textual."""
 
-from ioh_tui.engine.api import check_contract, resume, resume_with_decision, run, run_tree
+from ioh_tui.engine.api import (
+    check_contract,
+    resume,
+    resume_with_decision,
+    run,
+    run_tree,
+    start,
+)
+from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus, Observer
 from ioh_tui.engine.cancel import CancelToken, RunCancelled
 from ioh_tui.engine.contract import (
@@ -10,8 +18,7 @@ from ioh_tui.engine.contract import (
     TaskContract,
     load_contract_file,
 )
-from ioh_tui.engine.raises import BudgetRaises
-from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest, start
+from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
 from ioh_tui.engine.tree import Containment
 
 __all__ = [

@@ -1,7 +1,9 @@
-"""Entry points: `run` a contract; `resume` a run from its last committed step.
+"""The entry: `start(request, parts)` builds a drive, takes the run's lease, and drives it.
 
-Both build one `Drive` and hand it to the one loop in `loop.py`. (Slightly over 400 lines: the
-resume path's recovery cases read best next to the start path they mirror.)
+`run`, `run_tree`, `resume` and `resume_with_decision` are the Python names the interface keeps;
+each is a thin wrapper over `start`. A new run is recorded and driven from step 1; a stored run is
+read back (`session.py`) and driven from its next step, after settling a pending decision
+(`loop.resume_step`) or the checks a crash cut (`loop.drive(recheck=True)`).
 """
 
 from __future__ import annotations
@@ -15,30 +17,31 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from ioh_tui.core import events as ev
+from ioh_tui.core.control import Stop
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
+from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus, EventLog, Observer
-from ioh_tui.engine.cancel import CancelToken, RunCancelled
-from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract
-from ioh_tui.engine.gate import GateState, Preset
-from ioh_tui.engine.ids import Who
-from ioh_tui.engine.loop import (
-    Stop,
-    after_step,
-    drive,
-    execute_tools,
-    finish,
-    recheck_then_drive,
-)
-from ioh_tui.engine.raises import BudgetRaises
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.cancel import CancelToken
+from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract, check_contract
+from ioh_tui.engine.decide import DecisionRules
+from ioh_tui.engine.loop import drive, finish, resume_step
+from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
+from ioh_tui.engine.session import resumed_state, root_deps
+from ioh_tui.engine.state import FLAT, Deps, Lease, RunState, Spawner
 from ioh_tui.engine.tree import Containment, Tree
-from ioh_tui.policy import ApprovalRequest, Approver, Decision, DenyAll, Policy
+from ioh_tui.policy import Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
-from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox import Sandbox, select
 from ioh_tui.store import ApprovalRow, Store
-from ioh_tui.toolchain import detect
-from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, ToolSet, Workspace
-from ioh_tui.tools.registry import TREE_TOOLS
+
+__all__ = [
+    "check_contract",
+    "resume",
+    "resume_with_decision",
+    "run",
+    "run_tree",
+    "start",
+]
 
 LEASE_TTL_S = 1800.0
 _owner_seq = itertools.count(1)
@@ -49,103 +52,32 @@ def _owner() -> str:
     return f"{os.getpid()}-{time.time_ns()}-{next(_owner_seq)}"
 
 
-def check_contract(contract: TaskContract) -> None:
-    """Refuse a contract that cannot run, before anything is recorded."""
-    if not contract.goal.strip():
-        raise ConfigError("the goal is empty")
-    if not contract.root.is_dir():
-        raise ConfigError(f"workspace {contract.root} does not exist or is not a directory")
-    single = contract.verification.single_file
-    if contract.mode == "workspace" and single is True:
-        raise ConfigError(
-            f"{type(contract.verification).__name__} checks one file: use single-file mode (--file)"
-        )
-    if contract.mode == "single_file" and single is False:
-        raise ConfigError(f"{type(contract.verification).__name__} is a workspace criterion")
+async def start(request: RunRequest, parts: Parts) -> RunResult:
+    """Run (or resume) `request` with `parts` to its outcome, recorded in the store."""
+    match request:
+        case Resume():
+            return await _resume(request, parts)
+        case NewRun():
+            return await _new(request, parts)
 
 
 def _default_sandbox() -> Sandbox:
-    from ioh_tui.sandbox import select
-
+    """The strongest rung this machine has: the engine's one default, when a caller picked none."""
     return select("auto")
 
 
-async def run(
-    contract: TaskContract,
-    provider: Provider,
-    *,
-    store: Store,
-    policy: Policy | None = None,
-    approver: Approver | None = None,
-    sandbox: Sandbox | None = None,
-    observers: Iterable[Observer] = (),
-    cancel: CancelToken | None = None,
-    raises: BudgetRaises | None = None,
-    driver: dict[str, str] | None = None,
-) -> RunResult:
-    """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`).
-
-    `driver` keeps the provider options (never a key) with the run, so a resume needs none.
-    """
-    d = await _new_run(
-        contract,
-        provider,
-        store,
-        policy,
-        approver,
-        sandbox,
-        observers,
-        cancel,
-        {"driver": driver or {}},
-    )
-    d.raises = raises
-    return await _driven(d, start=1, resumed_from=None)
-
-
-async def run_tree(
-    contract: TaskContract,
-    provider: Provider,
-    *,
-    store: Store,
-    containment: Containment,
-    policy: Policy | None = None,
-    approver: Approver | None = None,
-    sandbox: Sandbox | None = None,
-    observers: Iterable[Observer] = (),
-    cancel: CancelToken | None = None,
-    raises: BudgetRaises | None = None,
-    driver: dict[str, str] | None = None,
-) -> RunResult:
-    """Run a contract whose agent may spawn sub-agents, all under one `Containment`.
-
-    The tree's run ends when every agent has ended; its outcome is the root's.
-    """
-    if contract.mode != "workspace":
+async def _new(request: NewRun, parts: Parts) -> RunResult:
+    """Check the contract, record the run (with its containment and driver) and its policy."""
+    contract, containment = request.contract, request.containment
+    if containment is not None and contract.mode != "workspace":
         raise ConfigError("a sub-agent tree works over a workspace, not a single file")
-    extra = {"containment": asdict(containment), "driver": driver or {}}
-    d = await _new_run(
-        contract, provider, store, policy, approver, sandbox, observers, cancel, extra
-    )
-    d.raises = raises
-    _make_tree(d, containment)
-    return await _driven(d, start=1, resumed_from=None)
-
-
-async def _new_run(
-    contract: TaskContract,
-    provider: Provider,
-    store: Store,
-    policy: Policy | None,
-    approver: Approver | None,
-    sandbox: Sandbox | None,
-    observers: Iterable[Observer],
-    cancel: CancelToken | None,
-    extra: dict[str, Any],
-) -> Drive:
-    """Check the contract, record the run (the contract with `extra`) and its policy."""
     check_contract(contract)
-    policy = policy or Policy.default()
-    sandbox = sandbox or _default_sandbox()
+    extra: dict[str, Any] = {"driver": dict(request.driver)}
+    if containment is not None:
+        extra = {"containment": asdict(containment), **extra}
+    policy = parts.policy or Policy.default()
+    sandbox = parts.sandbox or _default_sandbox()
+    store, provider = parts.store, parts.provider
     run_id = await store.start_run(
         goal=contract.goal,
         mode=contract.mode,
@@ -157,43 +89,61 @@ async def _new_run(
         sandbox=sandbox.backend,
     )
     await store.set_policy(run_id, policy.to_json())
-    return _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
+    deps = _deps(run_id, contract, parts, sandbox, containment)
+    return await _driven(
+        deps, RunState(contract, DecisionRules(policy)), start=1, resumed_from=None
+    )
 
 
-def _make_tree(d: Drive, containment: Containment, *, agents: int = 0, spent: int = 0) -> None:
-    d.tree = Tree(containment, d.run_id, agents=agents, spent=spent, raises=d.raises)
-    d.tools = ToolSet(TREE_TOOLS)
-    d.who = Who(d.run_id, d.run_id, None)  # a tree's events name their agent, the root included
-
-
-async def resume(
+def _deps(
     run_id: int,
-    provider: Provider,
+    contract: TaskContract,
+    parts: Parts,
+    sandbox: Sandbox,
+    containment: Containment | None,
     *,
-    store: Store,
-    policy: Policy | None = None,
-    approver: Approver | None = None,
-    sandbox: Sandbox | None = None,
-    observers: Iterable[Observer] = (),
-    cancel: CancelToken | None = None,
-    raises: BudgetRaises | None = None,
-    decision: Decision | None = None,
-    overrides: dict[str, Any] | None = None,
-) -> RunResult:
-    """Continue a run from its last committed step.
+    agents: int = 0,
+    spent: int = 0,
+) -> Deps:
+    """A root drive's deps; with a containment, the root of a tree (the loop's `drive` in it)."""
+    bus = EventBus(parts.observers)
+    spawner: Spawner = FLAT
+    if containment is not None:
+        spawner = Tree(
+            containment,
+            run_id,
+            parts.store,
+            bus,
+            drive,
+            agents=agents,
+            spent=spent,
+            raises=parts.raises,
+        )
+    return root_deps(
+        run_id,
+        contract,
+        provider=parts.provider,
+        store=parts.store,
+        sandbox=sandbox,
+        approver=parts.approver or DenyAll(),
+        bus=bus,
+        cancel=parts.cancel or CancelToken(),
+        spawner=spawner,
+        raises=parts.raises,
+        tree=containment is not None,
+    )
 
-    A finished run is reported unchanged. A paused run first settles its pending decision
-    (`decision`, or the approver's answer), performing or refusing exactly the deferred act.
-    `overrides` may raise budgets (`max_steps`, `time_budget_s`, `token_budget`, `max_retries`,
-    and a tree's token ceiling, `max_total_tokens`).
-    """
+
+async def _resume(request: Resume, parts: Parts) -> RunResult:
+    """Continue a stored run from its last committed step (see `resume`)."""
+    run_id, store, decision = request.run_id, parts.store, request.decision
     row = await store.run(run_id)
     if row.parent_run_id is not None:
         raise ResumeError(f"run {run_id} is a sub-agent; resume its root run {row.root_run_id}")
     contract = TaskContract.from_dict(row.contract)
     kept = row.contract
-    if overrides:
-        overrides = dict(overrides)
+    if request.overrides:
+        overrides = dict(request.overrides)
         if (ceiling := overrides.pop("max_total_tokens", None)) is not None:
             kept = {**kept, "containment": _raised_ceiling(run_id, kept, ceiling)}
         contract = replace(contract, **overrides)
@@ -201,7 +151,7 @@ async def resume(
         await store.update_contract(run_id, kept)
     if row.status == "completed" and row.outcome in TERMINAL:
         # Resuming a finished run changes nothing; observers still hear how it ended.
-        EventBus(observers).emit(
+        EventBus(parts.observers).emit(
             ev.RunFinished(
                 run_id=run_id,
                 outcome=row.outcome,
@@ -211,6 +161,7 @@ async def resume(
             )
         )
         return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
+    policy = parts.policy
     stored = await store.policy(run_id)
     base = Policy.from_json(stored) if stored else Policy.default()
     if policy is None:
@@ -220,30 +171,26 @@ async def resume(
         # stricter defaults) stay.
         policy = base.merge(policy)
         await store.set_policy(run_id, policy.to_json())
-    sandbox = sandbox or _default_sandbox()
+    sandbox = parts.sandbox or _default_sandbox()
+    provider = parts.provider
     await store.set_run_driver(
         run_id, provider=provider.name, model=provider.model, sandbox=sandbox.backend
     )
-    d = _drive(run_id, contract, provider, store, policy, approver, sandbox, observers, cancel)
-    d.raises = raises
+    containment = None
+    agents = spent = 0
     if "containment" in kept:
-        tree_rows = await store.tree(run_id)
-        _make_tree(
-            d,
-            Containment(**kept["containment"]),
-            agents=len(tree_rows) - 1,  # sub-agents only
-            spent=await store.tree_tokens(run_id),
-        )
-    d.history = [m.message for m in await store.messages(run_id)]
-    d.tokens = row.tokens
-    last = await store.last_step(run_id)
-    for attempt in await store.attempts(run_id, step=last + 1):
-        d.journal[(last + 1, attempt.seq)] = attempt  # the latest attempt per call wins
+        containment = Containment(**kept["containment"])
+        agents = len(await store.tree(run_id)) - 1  # sub-agents only
+        spent = await store.tree_tokens(run_id)
+    deps = _deps(run_id, contract, parts, sandbox, containment, agents=agents, spent=spent)
+    state, last = await resumed_state(store, run_id, contract, DecisionRules(policy), row.tokens)
     requests = await store.approvals(run_id)
     pending = [a for a in requests if a.status == "pending"]
     if row.status == "paused" and (paused := _paused_on(run_id, requests, pending, decision)):
-        request, answer = paused
-        return await _driven(d, start=last + 1, resumed_from=last, pending=request, decision=answer)
+        held, answer = paused
+        return await _driven(
+            deps, state, start=last + 1, resumed_from=last, pending=held, decision=answer
+        )
     if row.status == "running":
         # Either a live driver holds the run (this raises `ConflictError`), or it died.
         probe = _owner()
@@ -260,7 +207,7 @@ async def resume(
         raise ResumeError(f"run {run_id} has no pending decision to answer")
     # A crash may have cut the checks after the last committed step (the gate among them).
     recheck = row.status == "running" and last > 0
-    return await _driven(d, start=last + 1, resumed_from=last, recheck=recheck)
+    return await _driven(deps, state, start=last + 1, resumed_from=last, recheck=recheck)
 
 
 def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict[str, Any]:
@@ -297,48 +244,9 @@ def _paused_on(
     return latest, Decision.from_row(latest.answer)
 
 
-async def resume_with_decision(
-    run_id: int, decision: Decision, provider: Provider, *, store: Store, **kwargs: Any
-) -> RunResult:
-    """Answer a paused run's pending decision, then continue it."""
-    return await resume(run_id, provider, store=store, decision=decision, **kwargs)
-
-
-def _drive(
-    run_id: int,
-    contract: TaskContract,
-    provider: Provider,
-    store: Store,
-    policy: Policy,
-    approver: Approver | None,
-    sandbox: Sandbox,
-    observers: Iterable[Observer],
-    cancel: CancelToken | None,
-) -> Drive:
-    bus = EventBus(observers)
-    tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
-    # Detected once per drive; single-file mode has no exec and no other files, so no project.
-    found = detect(contract.root) if contract.mode == "workspace" else None
-    return Drive(
-        run_id=run_id,
-        contract=contract,
-        provider=provider,
-        store=store,
-        sandbox=sandbox,
-        approver=approver or DenyAll(),
-        bus=bus,
-        cancel=cancel or CancelToken(),
-        gate=GateState(policy),
-        tools=ToolSet(tools),
-        workspace=Workspace.at(contract.root),
-        who=Who(run_id),
-        toolchain=found,
-        project=found.describe() if found is not None else None,
-    )
-
-
 async def _driven(
-    d: Drive,
+    p: Deps,
+    s: RunState,
     *,
     start: int,
     resumed_from: int | None,
@@ -347,96 +255,120 @@ async def _driven(
     recheck: bool = False,
 ) -> RunResult:
     """Take the lease, log events, announce the start, drive, and always clean up."""
-    log = EventLog(d.store)
-    d.bus.subscribe(log)
+    log = EventLog(p.store)
+    p.bus.subscribe(log)
     owner = _owner()
-    d.lease_generation = await d.store.acquire_lease(d.run_id, owner, LEASE_TTL_S)
-    d.lease_owner = owner
+    s.lease = Lease(owner, await p.store.acquire_lease(p.run_id, owner, LEASE_TTL_S))
     try:
-        d.bus.emit(
+        p.bus.emit(
             ev.RunStarted(
-                run_id=d.who.run_id,
-                agent_id=d.who.agent_id,
-                parent_id=d.who.parent_id,
-                goal=d.contract.goal,
-                mode=d.contract.mode,
-                budgets=d.contract.budgets(),
-                provider=d.provider.name,
-                model=d.provider.model,
-                sandbox=d.sandbox.backend,
+                **p.who.fields(),
+                goal=s.contract.goal,
+                mode=s.contract.mode,
+                budgets=s.contract.budgets(),
+                provider=p.provider.name,
+                model=p.provider.model,
+                sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
             )
         )
         if pending is not None:
-            return await _settle_pending(d, pending, decision)
-        if recheck:
-            return await recheck_then_drive(d, start)
-        return await drive(d, start)
+            return await resume_step(p, s, pending, decision)
+        return await drive(p, s, start, recheck=recheck)
     except asyncio.CancelledError:
         await finish(
-            d, Stop("cancelled", await d.store.last_step(d.run_id), "the run's task was cancelled")
+            p,
+            s,
+            Stop("cancelled", await p.store.last_step(p.run_id), "the run's task was cancelled"),
         )
         raise
     except ConflictError:
         raise
     except Exception as exc:
         await finish(
-            d, Stop("failed", await d.store.last_step(d.run_id), f"internal error: {exc!r}")
+            p, s, Stop("failed", await p.store.last_step(p.run_id), f"internal error: {exc!r}")
         )
         raise
     finally:
         # Every exit path of the drive ends here, so this is where the gate work dir goes.
-        await d.gate_work.close(d)
-        await d.store.release_lease(d.run_id, owner)
+        await p.gate_work.close(p.store, p.run_id, p.sandbox.backend)
+        await p.store.release_lease(p.run_id, owner)
         await log.drain()
 
 
-async def _settle_pending(d: Drive, pending: ApprovalRow, decision: Decision | None) -> RunResult:
-    """Perform or refuse exactly the deferred act, finish its step, then continue the run."""
-    n = pending.step
-    assistant = next((m for m in reversed(d.history) if m.role == "assistant"), None)
-    calls = assistant.tool_calls if assistant is not None else ()
-    position = next((i for i, c in enumerate(calls) if c.id == pending.call_id), None)
-    if position is None:
-        raise ResumeError(f"request {pending.id} does not match the paused step's tool calls")
-    if decision is None:
-        try:
-            decision = await d.cancel.guard(d.approver.decide(_request(d, pending)))
-        except RunCancelled as exc:
-            return await finish(d, Stop("cancelled", n, str(exc)))
-    if decision.kind == "defer":
-        return await finish(
-            d, Stop("awaiting_approval", n, "the decision is still deferred", pending.id)
-        )
-    preset = Preset(pending.act, pending.target, decision, pending.id, by="resumed")
-    try:
-        results, rows, deferred, changed = await execute_tools(
-            d, n, calls, first=position, preset=preset
-        )
-        await d.store.append_to_step(d.run_id, n, results, rows)
-        d.history.extend(results)
-        if deferred is not None:
-            raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
-        await after_step(d, n, called=True, changed=changed)
-    except Stop as stop:
-        return await finish(d, stop)
-    except RunCancelled as exc:
-        return await finish(d, Stop("cancelled", n, str(exc)))
-    return await drive(d, n + 1)
+# The Python names of the interface: thin wrappers over `start`.
 
 
-def _request(d: Drive, row: ApprovalRow) -> ApprovalRequest:
-    return ApprovalRequest(
-        act=row.act,
-        target=row.target,
-        content=row.content,
-        preview=row.preview,
-        rule=row.rule,
-        layer=row.layer,
-        request_id=row.id,
-        run_id=d.run_id,
-        agent_label=row.agent_label,
-        step=row.step,
-        goal=d.contract.goal,
-        tool=row.tool,
-    )
+async def run(
+    contract: TaskContract,
+    provider: Provider,
+    *,
+    store: Store,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
+    driver: dict[str, str] | None = None,
+) -> RunResult:
+    """Run a contract to its outcome (approver default `DenyAll`, policy `Policy.default()`).
+
+    `driver` keeps the provider options (never a key) with the run, so a resume needs none.
+    """
+    parts = Parts(provider, store, policy, approver, sandbox, tuple(observers), cancel, raises)
+    return await start(NewRun(contract, driver=driver or {}), parts)
+
+
+async def run_tree(
+    contract: TaskContract,
+    provider: Provider,
+    *,
+    store: Store,
+    containment: Containment,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
+    driver: dict[str, str] | None = None,
+) -> RunResult:
+    """Run a contract whose agent may spawn sub-agents, all under one `Containment`.
+
+    The tree's run ends when every agent has ended; its outcome is the root's.
+    """
+    parts = Parts(provider, store, policy, approver, sandbox, tuple(observers), cancel, raises)
+    return await start(NewRun(contract, containment, driver=driver or {}), parts)
+
+
+async def resume(
+    run_id: int,
+    provider: Provider,
+    *,
+    store: Store,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    sandbox: Sandbox | None = None,
+    observers: Iterable[Observer] = (),
+    cancel: CancelToken | None = None,
+    raises: BudgetRaises | None = None,
+    decision: Decision | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> RunResult:
+    """Continue a run from its last committed step.
+
+    A finished run is reported unchanged. A paused run first settles its pending decision
+    (`decision`, or the approver's answer), performing or refusing exactly the deferred act.
+    `overrides` may raise budgets (`max_steps`, `time_budget_s`, `token_budget`, `max_retries`,
+    and a tree's token ceiling, `max_total_tokens`).
+    """
+    parts = Parts(provider, store, policy, approver, sandbox, tuple(observers), cancel, raises)
+    return await start(Resume(run_id, decision, overrides or {}), parts)
+
+
+async def resume_with_decision(
+    run_id: int, decision: Decision, provider: Provider, *, store: Store, **kwargs: Any
+) -> RunResult:
+    """Answer a paused run's pending decision, then continue it."""
+    return await resume(run_id, provider, store=store, decision=decision, **kwargs)

@@ -7,11 +7,11 @@ import contextlib
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from ioh_tui.core.control import RunCancelled
+
+__all__ = ["CancelToken", "RunCancelled"]
+
 T = TypeVar("T")
-
-
-class RunCancelled(Exception):
-    """The run was cancelled; it ends `cancelled` with every committed step kept."""
 
 
 class CancelToken:

@@ -238,3 +238,18 @@ def _typed(value: Any, kind: type, name: str) -> Any:
     if not isinstance(value, kind):
         raise ConfigError(f"contract: {name} must be a {kind.__name__}")
     return value
+
+
+def check_contract(contract: TaskContract) -> None:
+    """Refuse a contract that cannot run, before anything is recorded."""
+    if not contract.goal.strip():
+        raise ConfigError("the goal is empty")
+    if not contract.root.is_dir():
+        raise ConfigError(f"workspace {contract.root} does not exist or is not a directory")
+    single = contract.verification.single_file
+    if contract.mode == "workspace" and single is True:
+        raise ConfigError(
+            f"{type(contract.verification).__name__} checks one file: use single-file mode (--file)"
+        )
+    if contract.mode == "single_file" and single is False:
+        raise ConfigError(f"{type(contract.verification).__name__} is a workspace criterion")

@@ -1,16 +1,14 @@
-"""Dispatching one tool call: announce it, gate it, run it, journal effects that must not repeat."""
+"""Dispatching one tool call: announce, decide, run it, and journal effects that must not repeat."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
-from ioh_tui.engine.gate import Preset, RunGate
+from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
-from ioh_tui.engine.recovery import replay
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
+from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import ApprovalRequest
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
@@ -20,17 +18,21 @@ _OUTPUT_EVENT_CHARS = 4000
 
 
 async def dispatch_call(
-    d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None
+    p: Deps, s: RunState, n: int, position: int, call: ToolCall, preset: Preset | None
 ) -> ToolResult:
     """Run one call and announce it before and after; every failure is an observation."""
-    who = d.who.fields()
-    d.bus.emit(
+    who = p.who.fields()
+    p.bus.emit(
         ev.ToolCallStarted(
             **who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)
         )
     )
-    replayed = None if preset is not None else await replay(d, n, position, call)
-    if replayed is not None:
+    replayed = (
+        None if preset is not None else replay(s.journal, p.workspace.root, n, position, call)
+    )
+    if isinstance(replayed, Interrupted):
+        result = await ask_operator(p.store, p.bus, p.who, p.run_id, p.agent_label, n, call)
+    elif replayed is not None:
         result = replayed
     elif call.arguments_error is not None:
         result = ToolResult(
@@ -39,9 +41,9 @@ async def dispatch_call(
             ok=False,
         )
     else:
-        result = await _run(d, n, position, call, preset)
+        result = await _run(p, s, n, position, call, preset)
     if result.deferred is None:
-        d.bus.emit(
+        p.bus.emit(
             ev.ToolCallFinished(
                 **who,
                 step=n,
@@ -57,73 +59,67 @@ async def dispatch_call(
 
 
 async def _run(
-    d: Drive, n: int, position: int, call: ToolCall, preset: Preset | None
+    p: Deps, s: RunState, n: int, position: int, call: ToolCall, preset: Preset | None
 ) -> ToolResult:
-    tool = d.tools.get(call.name)
-    who = d.who.fields()
+    tool = p.tools.get(call.name)
+    who = p.who.fields()
 
     def on_output(text: str) -> None:
         for i in range(0, len(text), _OUTPUT_EVENT_CHARS):
-            d.bus.emit(
+            p.bus.emit(
                 ev.ToolOutput(
                     **who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]
                 )
             )
 
-    gate = RunGate(
-        state=d.gate,
-        workspace=d.workspace,
-        approver=d.approver,
-        store=d.store,
-        emit=d.bus.emit,
-        cancel=d.cancel,
+    decider = DecisionGate(
+        rules=s.rules,
+        workspace=p.workspace,
+        approver=p.approver,
+        store=p.store,
+        emit=p.bus.emit,
+        cancel=p.cancel,
         base=ApprovalRequest(
             act=Act.READ,
             target="",
-            run_id=d.run_id,
-            agent_id=d.who.agent_id,
-            agent_label=d.agent_label,
+            run_id=p.run_id,
+            agent_id=p.who.agent_id,
+            agent_label=p.agent_label,
             step=n,
-            goal=d.contract.goal,
+            goal=s.contract.goal,
             tool=call.name,
         ),
-        who=d.who,
+        who=p.who,
         call_id=call.id,
         preset=preset,
     )
     ctx = ToolContext(
-        workspace=d.workspace,
-        gate=gate,
-        visible=lambda rel: gate.verdict(Act.READ, rel).effect is not Effect.DENY,
-        sandbox=d.sandbox,
-        exec_timeout_s=d.contract.exec_timeout_s,
-        subject=d.contract.subject,
+        workspace=p.workspace,
+        decide=decider,
+        visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
+        sandbox=p.sandbox,
+        exec_timeout_s=s.contract.exec_timeout_s,
+        subject=s.contract.subject,
         on_output=on_output,
-        toolchain=d.toolchain,
+        toolchain=p.toolchain,
     )
     attempt_id = None
     if tool is not None and tool.mutating:
-        attempt_id = opened = await d.store.open_attempt(
-            d.run_id, n, position, call.id, call.name, dict(call.arguments)
+        attempt_id = opened = await p.store.open_attempt(
+            p.run_id, n, position, call.id, call.name, dict(call.arguments)
         )
 
         async def journal(intent: dict[str, object]) -> None:
-            await d.store.note_intent(opened, intent)
+            await p.store.note_intent(opened, intent)
 
         ctx.journal = journal
-    result = await d.cancel.guard(d.tools.dispatch(call.name, call.arguments, ctx))
-    if "argv" in result.meta:
-        await record_command(d, n, result.meta)
+    result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
+    if (ran := result.ran) is not None:
+        await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
-        await d.store.close_attempt(attempt_id, _journal_form(result), resolution)
+        await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
-
-
-async def record_command(d: Drive, n: int, meta: Mapping[str, object]) -> None:
-    """The trace of one sandboxed command: what ran, under which backend, and any cap it hit."""
-    backend = str(meta.get("backend", d.sandbox.backend))
-    await trace_command(d.store, d.run_id, n, backend, meta["argv"], meta.get("cap_hit"))
 
 
 def tool_row(call: ToolCall, result: ToolResult) -> CallRecord:

@@ -4,8 +4,9 @@ One ephemeral directory per drive is the scratch space of gate commands (the `Co
 TMPDIR, the Rust gates' build directories). It is made lazily, at the first evaluation of a
 criterion that runs commands: most runs never evaluate one (no gate, a content gate, a run paused
 before its first check), and those should neither touch the disk nor carry creation and teardown
-rows that describe nothing. `api._driven` removes it in its `finally`, so every exit path of the
-drive (success, a stop, cancellation, an exception, the task being cancelled) deletes it.
+rows that describe nothing. `api._driven` (a root) and `Tree._work` (a child) remove it in their
+`finally`, so every exit path of the drive (success, a stop, cancellation, an exception, the task
+being cancelled) deletes it.
 
 The trace (`sandbox_events`) gets `workdir_created` (detail: the path), one `gate_exec` row per
 command a gate ran (detail: the argv; the agent's own commands are `exec` rows of the same shape),
@@ -19,14 +20,10 @@ import shlex
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink, Sandbox
 from ioh_tui.sandbox.workdir import workdir
 from ioh_tui.store import Store
-
-if TYPE_CHECKING:
-    from ioh_tui.engine.state import Drive
 
 log = logging.getLogger(__name__)
 
@@ -56,17 +53,15 @@ class GateWork:
         self.path: Path | None = None
         """The directory while it exists."""
 
-    async def open(self, d: Drive, step: int) -> Path:
+    async def open(self, store: Store, run_id: int, backend: str, step: int) -> Path:
         """The directory, made (and recorded) the first time it is asked for."""
         if self.path is None:
             self._stack = AsyncExitStack()
             self.path = await self._stack.enter_async_context(workdir("ioh-gate-"))
-            await d.store.add_sandbox_event(
-                d.run_id, step, "workdir_created", d.sandbox.backend, str(self.path)
-            )
+            await store.add_sandbox_event(run_id, step, "workdir_created", backend, str(self.path))
         return self.path
 
-    async def close(self, d: Drive) -> None:
+    async def close(self, store: Store, run_id: int, backend: str) -> None:
         """Remove the directory if it was made, then record the teardown.
 
         Never raises `Exception`: it runs in a `finally`, where an error would replace the one
@@ -85,8 +80,8 @@ class GateWork:
             log.warning("could not remove the gate work directory %s: %s", path, exc)
             kind, detail = "workdir_remove_failed", f"{path}: {exc}"
         try:
-            step = await d.store.last_step(d.run_id)
-            await d.store.add_sandbox_event(d.run_id, step, kind, d.sandbox.backend, detail)
+            step = await store.last_step(run_id)
+            await store.add_sandbox_event(run_id, step, kind, backend, detail)
         except Exception:
             log.exception("could not record the removal of %s", path)
 
@@ -94,14 +89,16 @@ class GateWork:
 class TracedSandbox:
     """The drive's sandbox as a gate sees it: every command it runs is added to the trace."""
 
-    def __init__(self, d: Drive, step: int) -> None:
-        self._d = d
+    def __init__(self, sandbox: Sandbox, store: Store, run_id: int, step: int) -> None:
+        self._sandbox = sandbox
+        self._store = store
+        self._run_id = run_id
         self._step = step
 
     @property
     def backend(self) -> str:
         """The backend of the sandbox underneath."""
-        return self._d.sandbox.backend
+        return self._sandbox.backend
 
     async def run(
         self,
@@ -115,8 +112,7 @@ class TracedSandbox:
         on_output: OutputSink | None = None,
     ) -> ExecResult:
         """Run through the drive's sandbox, then record the command (as agent commands are)."""
-        d = self._d
-        result = await d.sandbox.run(
+        result = await self._sandbox.run(
             argv,
             cwd,
             limits=limits,
@@ -126,8 +122,8 @@ class TracedSandbox:
             on_output=on_output,
         )
         await trace_command(
-            d.store,
-            d.run_id,
+            self._store,
+            self._run_id,
             self._step,
             result.backend,
             list(result.argv),
@@ -137,6 +133,6 @@ class TracedSandbox:
         return result
 
 
-def traced(d: Drive, step: int) -> Sandbox:
+def traced(sandbox: Sandbox, store: Store, run_id: int, step: int) -> Sandbox:
     """The sandbox a gate evaluated after `step` runs its commands in."""
-    return TracedSandbox(d, step)
+    return TracedSandbox(sandbox, store, run_id, step)

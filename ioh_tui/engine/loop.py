@@ -3,7 +3,11 @@
 Stop conditions, in this fixed order. Before each step: cancelled, time budget, (the step cap ends
 the loop). After each step: cancelled, paused on a deferred decision, token budget, finished (no
 criterion and no tool call), success (the criterion passes). After the last step: step cap.
-Budgets a supervisor raised mid-run (`raises.py`) are taken before each budget check.
+Budgets a supervisor raised mid-run (`budgets.py`) are taken before each budget check.
+
+Two ways in: `drive` (a new run, or a resumed one from its next step) and `resume_step` (a run
+paused on a decision: the paused step is finished first). Both end in `finish`. (Just over 400
+lines: the paused step's completion shares the tail of `step`, so it reads best beside it.)
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ import time
 from collections.abc import Awaitable
 
 from ioh_tui.core import events as ev
-from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.outcomes import Outcome
+from ioh_tui.core.control import BudgetExhausted, RunCancelled, Stop
+from ioh_tui.core.errors import ProviderError, ResumeError
 from ioh_tui.core.transcript import (
     Attempt,
     Completion,
@@ -25,100 +29,120 @@ from ioh_tui.core.transcript import (
     ThinkingPiece,
     ToolCall,
 )
-from ioh_tui.engine.cancel import RunCancelled
-from ioh_tui.engine.contract import RunResult
+from ioh_tui.engine.budgets import apply_raises
+from ioh_tui.engine.contract import RunResult, TaskContract
+from ioh_tui.engine.decide import Preset, request_from_row
 from ioh_tui.engine.dispatch import dispatch_call, tool_row
-from ioh_tui.engine.gate import Preset
 from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
-from ioh_tui.engine.raises import apply_raises, apply_tree_raise
-from ioh_tui.engine.state import Drive
-from ioh_tui.providers.retry import BudgetExhausted
-from ioh_tui.store import CallRecord, StepCommit
+from ioh_tui.engine.state import Deps, RunState
+from ioh_tui.policy import Decision
+from ioh_tui.store import ApprovalRow, CallRecord, StepCommit
 from ioh_tui.tools import ToolResult
-from ioh_tui.tools.registry import SPAWN_AGENT
 from ioh_tui.verification import NoGate
 
 
-class Stop(Exception):
-    """Ends the drive with an outcome (control flow by exception, as the house style allows)."""
+async def drive(p: Deps, s: RunState, start: int, *, recheck: bool = False) -> RunResult:
+    """Run steps `start..max_steps`; return how the run ended (already recorded in the store).
 
-    def __init__(
-        self, outcome: Outcome, steps: int, detail: str = "", request_id: int | None = None
-    ) -> None:
-        super().__init__(outcome)
-        self.outcome = outcome
-        self.steps = steps
-        self.detail = detail
-        self.request_id = request_id
-
-
-async def drive(d: Drive, start: int) -> RunResult:
-    """Run steps `start..max_steps`; return how the run ended (already recorded in the store)."""
-    d.first_step = start
+    `recheck`: a crashed drive is resumed, so first the checks the crash may have cut after the
+    last committed step (the gate among them).
+    """
+    s.first_step = start
     try:
+        if recheck:
+            last = next((m for m in reversed(s.history) if m.role == "assistant"), None)
+            await after_step(p, s, start - 1, called=bool(last and last.tool_calls), changed=True)
         n = start
         while True:
-            await apply_raises(d)  # the cap is read each time round: it may have been raised
-            if n > d.contract.max_steps:
-                raise Stop("step_cap_reached", d.contract.max_steps)
-            await _before_step(d, n)
-            await step(d, n)
+            s.contract = await _raised(p, s)  # the cap is read each time round: it may have risen
+            if n > s.contract.max_steps:
+                raise Stop("step_cap_reached", s.contract.max_steps)
+            await _before_step(p, s, n)
+            await step(p, s, n)
             n += 1
     except Stop as stop:
-        return await finish(d, stop)
+        return await finish(p, s, stop)
     except RunCancelled as exc:
-        return await finish(d, Stop("cancelled", await d.store.last_step(d.run_id), str(exc)))
+        return await finish(p, s, Stop("cancelled", await p.store.last_step(p.run_id), str(exc)))
 
 
-async def recheck_then_drive(d: Drive, start: int) -> RunResult:
-    """Resume a crashed drive: the checks a crash cut, then the steps from `start`.
+async def resume_step(
+    p: Deps, s: RunState, pending: ApprovalRow, decision: Decision | None
+) -> RunResult:
+    """Resume a paused step: perform or refuse exactly the deferred act, finish the step, go on.
 
-    The checks are those after the last committed step (the gate among them).
+    The rest of the step's calls run as `step` runs them, and the step ends with the same checks.
     """
-    last = next((m for m in reversed(d.history) if m.role == "assistant"), None)
+    n = pending.step
+    assistant = next((m for m in reversed(s.history) if m.role == "assistant"), None)
+    calls = assistant.tool_calls if assistant is not None else ()
+    position = next((i for i, c in enumerate(calls) if c.id == pending.call_id), None)
+    if position is None:
+        raise ResumeError(f"request {pending.id} does not match the paused step's tool calls")
     try:
-        await after_step(d, start - 1, called=bool(last and last.tool_calls), changed=True)
+        if decision is None:
+            decision = await p.cancel.guard(
+                p.approver.decide(request_from_row(pending, p.run_id, s.contract.goal))
+            )
+        if decision.kind == "defer":
+            raise Stop("awaiting_approval", n, "the decision is still deferred", pending.id)
+        preset = Preset(pending.act, pending.target, decision, pending.id, by="resumed")
+        results, rows, deferred, changed = await execute_tools(
+            p, s, n, calls, first=position, preset=preset
+        )
+        await p.store.append_to_step(p.run_id, n, results, rows)
+        s.history.extend(results)
+        # The step's tokens were charged when it was committed, before it paused.
+        await _close_step(p, s, n, deferred, called=True, changed=changed, tokens=None)
     except Stop as stop:
-        return await finish(d, stop)
-    return await drive(d, start)
+        return await finish(p, s, stop)
+    except RunCancelled as exc:
+        return await finish(p, s, Stop("cancelled", n, str(exc)))
+    return await drive(p, s, n + 1)
 
 
-async def _before_step(d: Drive, n: int) -> None:
-    if d.cancel.cancelled:
-        raise Stop("cancelled", n - 1, d.cancel.reason)
-    if d.tree is not None and d.tree.halt_reason is not None:
-        raise Stop("cost_budget_exceeded", n - 1, d.tree.halt_reason)
-    budget = d.contract.time_budget_s
-    if budget is not None and await d.store.elapsed_s(d.run_id) > budget:
+async def _raised(p: Deps, s: RunState) -> TaskContract:
+    return await apply_raises(
+        p.raises, s.contract, store=p.store, run_id=p.run_id, bus=p.bus, who=p.who
+    )
+
+
+async def _before_step(p: Deps, s: RunState, n: int) -> None:
+    if p.cancel.cancelled:
+        raise Stop("cancelled", n - 1, p.cancel.reason)
+    if (halted := p.spawner.halt_reason) is not None:
+        raise Stop("cost_budget_exceeded", n - 1, halted)
+    budget = s.contract.time_budget_s
+    if budget is not None and await p.store.elapsed_s(p.run_id) > budget:
         raise Stop("time_budget_exceeded", n - 1, f"the {budget:g}s time budget is spent")
 
 
-async def step(d: Drive, n: int) -> None:
+async def step(p: Deps, s: RunState, n: int) -> None:
     """One step: query, execute, commit, check."""
-    d.bus.emit(ev.StepStarted(**_who(d), step=n))
+    p.bus.emit(ev.StepStarted(**_who(p), step=n))
     # Reports of detached children that finished since the last step reach the model now.
-    inbox = d.tree.reports(d) if d.tree is not None else []
-    d.history.extend(inbox)
+    inbox = p.spawner.reports(p.run_id)
+    s.history.extend(inbox)
     # Only the first step of a drive can have been staged by a drive that crashed.
-    staged = await d.store.staged_turn(d.run_id, n) if n == d.first_step else None
+    staged = await p.store.staged_turn(p.run_id, n) if n == s.first_step else None
     if staged is None:
-        completion = await query(d, n)
-        await d.store.stage_turn(d.run_id, n, completion)
+        completion = await query(p, s, n)
+        await p.store.stage_turn(p.run_id, n, completion)
     else:
         completion = staged
-        _replay_text(d, n, completion)
+        _replay_text(p, n, completion)
     assistant = Message("assistant", completion.text, completion.tool_calls)
-    results, rows, deferred, changed = await execute_tools(d, n, completion.tool_calls)
+    results, rows, deferred, changed = await execute_tools(p, s, n, completion.tool_calls)
     messages = [*inbox, assistant, *results]
-    if not completion.tool_calls and not isinstance(d.contract.verification, NoGate):
+    if not completion.tool_calls and not isinstance(s.contract.verification, NoGate):
         messages.append(Message("user", no_tool_call(n)))
     usage = completion.usage
     step_tokens = usage.total_tokens if usage else 0
-    await d.store.commit_step(
+    await p.store.commit_step(
         StepCommit(
-            run_id=d.run_id,
+            run_id=p.run_id,
             step=n,
             decision="; ".join(r.summary for r in rows)
             or ("no tool call" if not completion.tool_calls else ""),
@@ -131,84 +155,104 @@ async def step(d: Drive, n: int) -> None:
             cost_usd=usage.cost_usd if usage else None,
             messages=messages,
             tool_calls=rows,
-            lease_owner=d.lease_owner,
-            lease_generation=d.lease_generation,
+            lease_owner=s.lease.owner if s.lease else None,
+            lease_generation=s.lease.generation if s.lease else None,
         )
     )
-    d.history.extend(messages[len(inbox) :])
-    d.tokens += step_tokens
-    d.bus.emit(
+    s.history.extend(messages[len(inbox) :])
+    s.tokens += step_tokens
+    p.bus.emit(
         ev.StepFinished(
-            **_who(d), step=n, tokens=step_tokens, total_tokens=d.tokens, tool_calls=len(rows)
+            **_who(p), step=n, tokens=step_tokens, total_tokens=s.tokens, tool_calls=len(rows)
         )
     )
+    await _close_step(
+        p, s, n, deferred, called=bool(completion.tool_calls), changed=changed, tokens=step_tokens
+    )
+
+
+async def _close_step(
+    p: Deps,
+    s: RunState,
+    n: int,
+    deferred: int | None,
+    *,
+    called: bool,
+    changed: bool,
+    tokens: int | None,
+) -> None:
+    """The tail of every committed step: a deferred decision pauses, then the stop checks.
+
+    The tree is charged `tokens` first (None: they were charged already).
+    """
     if deferred is not None:
         raise Stop("awaiting_approval", n, "a decision was deferred", request_id=deferred)
-    if d.tree is not None:
-        await apply_tree_raise(d)
-        halted = d.tree.draw(step_tokens)
-        d.tree.status(d)
-        if halted is not None:
-            raise Stop("cost_budget_exceeded", n, halted)
-    await after_step(d, n, called=bool(completion.tool_calls), changed=changed)
+    if tokens is not None and (halted := await p.spawner.charge(tokens)) is not None:
+        raise Stop("cost_budget_exceeded", n, halted)
+    await after_step(p, s, n, called=called, changed=changed)
 
 
-def _replay_text(d: Drive, n: int, completion: Completion) -> None:
+def _replay_text(p: Deps, n: int, completion: Completion) -> None:
     """Show a staged turn's text again (it was streamed by the drive that crashed)."""
     if completion.thinking:
-        d.bus.emit(ev.ThinkingDelta(**_who(d), step=n, text=completion.thinking))
+        p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=completion.thinking))
     if completion.text:
-        d.bus.emit(ev.TextDelta(**_who(d), step=n, text=completion.text))
+        p.bus.emit(ev.TextDelta(**_who(p), step=n, text=completion.text))
 
 
-async def after_step(d: Drive, n: int, *, called: bool, changed: bool) -> None:
+async def after_step(p: Deps, s: RunState, n: int, *, called: bool, changed: bool) -> None:
     """The stop checks after a committed step (also after a resumed decision completes one)."""
-    if d.cancel.cancelled:
-        raise Stop("cancelled", n, d.cancel.reason)
-    await apply_raises(d)
-    budget = d.contract.token_budget
-    if budget is not None and d.tokens > budget:
-        raise Stop("cost_budget_exceeded", n, f"{d.tokens:,} tokens used of a {budget:,} budget")
-    criterion = d.contract.verification
+    if p.cancel.cancelled:
+        raise Stop("cancelled", n, p.cancel.reason)
+    s.contract = await _raised(p, s)
+    budget = s.contract.token_budget
+    if budget is not None and s.tokens > budget:
+        raise Stop("cost_budget_exceeded", n, f"{s.tokens:,} tokens used of a {budget:,} budget")
+    criterion = s.contract.verification
     if isinstance(criterion, NoGate):
         if not called:
             raise Stop("finished", n)
         return
-    if d.gate_checked and not changed:
+    if s.gate_checked and not changed:
         return
-    d.gate_checked = True
-    d.bus.emit(ev.VerificationStarted(**_who(d), criterion=criterion.describe(), step=n))
+    s.gate_checked = True
+    p.bus.emit(ev.VerificationStarted(**_who(p), criterion=criterion.describe(), step=n))
     # Gate commands get the run's scratch directory, and each of them is traced as it ends.
-    scratch = await d.gate_work.open(d, n) if criterion.runs_commands else None
-    outcome = await d.cancel.guard(
-        criterion.evaluate(d.contract.root, d.contract.subject, traced(d, n), scratch=scratch)
+    scratch = (
+        await p.gate_work.open(p.store, p.run_id, p.sandbox.backend, n)
+        if criterion.runs_commands
+        else None
+    )
+    sandbox = traced(p.sandbox, p.store, p.run_id, n)
+    outcome = await p.cancel.guard(
+        criterion.evaluate(s.contract.root, s.contract.subject, sandbox, scratch=scratch)
     )
     detail = outcome.detail
     if outcome.result is not None and outcome.status != "passed":
         tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
         detail = f"{detail}\n{tail}" if tail else detail
-    await d.store.add_gate_attempt(d.run_id, n, criterion.describe(), outcome.status, detail)
-    d.bus.emit(ev.VerificationFinished(**_who(d), status=outcome.status, detail=detail, step=n))
+    await p.store.add_gate_attempt(p.run_id, n, criterion.describe(), outcome.status, detail)
+    p.bus.emit(ev.VerificationFinished(**_who(p), status=outcome.status, detail=detail, step=n))
     if outcome:
         raise Stop("success", n)
 
 
-async def query(d: Drive, n: int) -> Completion:
+async def query(p: Deps, s: RunState, n: int) -> Completion:
     """Ask the model once (with the provider's retries), streaming pieces as events."""
     request = Request(
         (
-            Message("system", system_prompt(d.contract)),
-            Message("user", task_block(d.contract, project=d.project)),
-            *d.history,
+            Message("system", system_prompt(s.contract)),
+            Message("user", task_block(s.contract, project=p.project)),
+            *s.history,
         ),
-        tools=d.tools.specs,
+        tools=p.tools.specs,
     )
 
     def on_piece(piece: StreamPiece) -> None:
         if isinstance(piece, TextPiece) and piece.text:
-            d.bus.emit(ev.TextDelta(**_who(d), step=n, text=piece.text))
+            p.bus.emit(ev.TextDelta(**_who(p), step=n, text=piece.text))
         elif isinstance(piece, ThinkingPiece) and piece.text:
-            d.bus.emit(ev.ThinkingDelta(**_who(d), step=n, text=piece.text))
+            p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=piece.text))
 
     pending: list[Attempt] = []
 
@@ -216,9 +260,9 @@ async def query(d: Drive, n: int) -> Completion:
         pending.append(attempt)
         if attempt.retry_in_s is not None:
             # Announced at once: it voids the text this failed attempt streamed (the app clears it).
-            d.bus.emit(
+            p.bus.emit(
                 ev.RetryScheduled(
-                    **_who(d),
+                    **_who(p),
                     step=n,
                     attempt=attempt.attempt,
                     error_kind=attempt.failure or "",
@@ -227,26 +271,26 @@ async def query(d: Drive, n: int) -> Completion:
             )
 
     deadline = None
-    if d.contract.time_budget_s is not None:
-        remaining = d.contract.time_budget_s - await d.store.elapsed_s(d.run_id)
+    if s.contract.time_budget_s is not None:
+        remaining = s.contract.time_budget_s - await p.store.elapsed_s(p.run_id)
         deadline = time.monotonic() + max(0.0, remaining)
     try:
-        completion = await d.cancel.guard(
-            d.provider.complete(
+        completion = await p.cancel.guard(
+            p.provider.complete(
                 request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
             )
         )
     except BudgetExhausted as exc:
-        await _account(d, n, pending)
+        await _account(p, n, pending)
         raise Stop("time_budget_exceeded", n - 1, str(exc)) from None
     except ProviderError as exc:
-        await _account(d, n, pending)
+        await _account(p, n, pending)
         raise Stop("failed", n - 1, f"provider error: {exc}") from None
-    await _account(d, n, pending)
+    await _account(p, n, pending)
     usage = completion.usage
-    d.bus.emit(
+    p.bus.emit(
         ev.UsageReported(
-            **_who(d),
+            **_who(p),
             step=n,
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
@@ -259,12 +303,12 @@ async def query(d: Drive, n: int) -> Completion:
     return completion
 
 
-async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
+async def _account(p: Deps, n: int, attempts: list[Attempt]) -> None:
     """One accounting row per attempt."""
     for a in attempts:
         u = a.usage
-        await d.store.add_provider_call(
-            d.run_id,
+        await p.store.add_provider_call(
+            p.run_id,
             n,
             {
                 "attempt": a.attempt,
@@ -286,44 +330,51 @@ async def _account(d: Drive, n: int, attempts: list[Attempt]) -> None:
 
 
 async def execute_tools(
-    d: Drive, n: int, calls: tuple[ToolCall, ...], *, first: int = 0, preset: Preset | None = None
+    p: Deps,
+    s: RunState,
+    n: int,
+    calls: tuple[ToolCall, ...],
+    *,
+    first: int = 0,
+    preset: Preset | None = None,
 ) -> tuple[list[Message], list[CallRecord], int | None, bool]:
     """Dispatch calls in the model's order; stop at the first deferred decision.
 
     Returns the tool-result messages, the rows for the trace, the deferred request id (if any) and
     whether the workspace changed.
     """
-    done: list[tuple[ToolCall, ToolResult | Awaitable[ToolResult]]] = []
+    done: list[tuple[ToolCall, ToolResult | Awaitable[ToolResult], bool]] = []
     deferred = None
     for position in range(first, len(calls)):
         call = calls[position]
-        if call.name == SPAWN_AGENT and d.tree is not None:
+        spawned = p.spawner.handles(call)
+        if spawned:
             # Every spawn of a step starts at once (slots permitting); reports fold back in order.
-            d.bus.emit(
+            p.bus.emit(
                 ev.ToolCallStarted(
-                    **_who(d),
+                    **_who(p),
                     step=n,
                     call_id=call.id,
                     name=call.name,
                     arguments=dict(call.arguments),
                 )
             )
-            done.append((call, d.tree.spawn(d, n, position, call)))
+            done.append((call, p.spawner.spawn(p, s, n, position, call), True))
             continue
-        result = await dispatch_call(d, n, position, call, preset if position == first else None)
+        result = await dispatch_call(p, s, n, position, call, preset if position == first else None)
         if result.deferred is not None:
             deferred = result.deferred
             break
-        done.append((call, result))
+        done.append((call, result, False))
     results: list[Message] = []
     rows: list[CallRecord] = []
     changed = False
-    for call, pending in done:
-        result = pending if isinstance(pending, ToolResult) else await d.cancel.guard(pending)
-        if call.name == SPAWN_AGENT:
-            d.bus.emit(
+    for call, pending, spawned in done:
+        result = pending if isinstance(pending, ToolResult) else await p.cancel.guard(pending)
+        if spawned:
+            p.bus.emit(
                 ev.ToolCallFinished(
-                    **_who(d),
+                    **_who(p),
                     step=n,
                     call_id=call.id,
                     name=call.name,
@@ -340,28 +391,27 @@ async def execute_tools(
     return results, rows, deferred, changed
 
 
-async def finish(d: Drive, stop: Stop) -> RunResult:
+async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
     """Record the outcome, announce it, and build the result."""
-    if d.tree is not None:
-        await d.tree.drain(d)
+    await p.spawner.drain(p.run_id)
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
-    await d.store.finish_run(d.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
-    steps = await d.store.last_step(d.run_id)
-    d.bus.emit(
+    await p.store.finish_run(p.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
+    steps = await p.store.last_step(p.run_id)
+    p.bus.emit(
         ev.RunFinished(
-            **_who(d), outcome=stop.outcome, steps=steps, tokens=d.tokens, detail=stop.detail
+            **_who(p), outcome=stop.outcome, steps=steps, tokens=s.tokens, detail=stop.detail
         )
     )
     return RunResult(
         stop.outcome,
-        d.run_id,
+        p.run_id,
         steps,
-        d.tokens,
+        s.tokens,
         stop.detail,
-        tuple(r.describe() for r in d.gate.remembered),
+        tuple(r.describe() for r in s.rules.remembered),
         stop.request_id,
     )
 
 
-def _who(d: Drive) -> WhoFields:
-    return d.who.fields()
+def _who(p: Deps) -> WhoFields:
+    return p.who.fields()

@@ -14,10 +14,14 @@ Resuming the same uncommitted step:
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
+from pathlib import Path
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import ToolCall
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.bus import EventBus
+from ioh_tui.engine.ids import Who
+from ioh_tui.store import AttemptRow, Store
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.files import content_hash
 
@@ -25,9 +29,25 @@ RECOVERY_RULE = "interrupted"
 RECOVERY_LAYER = "recovery"
 
 
-async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult | None:
-    """The result of a call an interrupted drive already made, or None when it must run."""
-    entry = d.journal.get((n, position))
+class Interrupted:
+    """A journalled command that was running when its drive died: only the operator can say."""
+
+
+INTERRUPTED = Interrupted()
+
+
+def replay(
+    journal: Mapping[tuple[int, int], AttemptRow],
+    root: Path,
+    n: int,
+    position: int,
+    call: ToolCall,
+) -> ToolResult | Interrupted | None:
+    """The result of a call an interrupted drive already made, or None when it must run.
+
+    `INTERRUPTED` when it was a command whose effect cannot be known (`ask_operator`).
+    """
+    entry = journal.get((n, position))
     if entry is None or entry.name != call.name or entry.arguments != dict(call.arguments):
         return None
     result = entry.result
@@ -40,7 +60,7 @@ async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult 
         )
     intent = entry.intent
     if intent is not None:
-        path = d.workspace.root / str(intent["path"])
+        path = root / str(intent["path"])
         try:
             on_disk = content_hash(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError):
@@ -50,15 +70,17 @@ async def replay(d: Drive, n: int, position: int, call: ToolCall) -> ToolResult 
         return None
     if call.name != "exec":
         return None
-    return await _ask_operator(d, n, call)
+    return INTERRUPTED
 
 
-async def _ask_operator(d: Drive, n: int, call: ToolCall) -> ToolResult:
+async def ask_operator(
+    store: Store, bus: EventBus, who: Who, run_id: int, agent_label: str, n: int, call: ToolCall
+) -> ToolResult:
     """Pause on an interrupted command: the operator decides whether it runs again."""
     argv = call.arguments.get("argv")
     line = shlex.join(argv) if isinstance(argv, list) else str(argv)
-    request_id = await d.store.create_approval(
-        d.run_id,
+    request_id = await store.create_approval(
+        run_id,
         n,
         {
             "call_id": call.id,
@@ -67,12 +89,12 @@ async def _ask_operator(d: Drive, n: int, call: ToolCall) -> ToolResult:
             "target": line,
             "rule": RECOVERY_RULE,
             "layer": RECOVERY_LAYER,
-            "agent_label": d.agent_label,
+            "agent_label": agent_label,
         },
     )
-    d.bus.emit(
+    bus.emit(
         ev.ApprovalRequested(
-            **d.who.fields(),
+            **who.fields(),
             request_id=request_id,
             act="exec",
             target=line,

@@ -1,7 +1,7 @@
 """One way to start a run: a request (what to run) and its parts (what to run it with).
 
-`exec`, `run`, `resume`, the app, the demo and the queue all call `start(request, parts)`; `run`,
-`run_tree` and `resume` in `api.py` are the Python names the contract keeps.
+`exec`, `run`, `resume`, the app, the demo and the queue all call `api.start(request, parts)`;
+`run`, `run_tree` and `resume` in `api.py` are the Python names the contract keeps.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.cancel import CancelToken
-from ioh_tui.engine.contract import RunResult, TaskContract
-from ioh_tui.engine.raises import BudgetRaises
+from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.tree import Containment
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.providers.base import Provider
@@ -63,40 +63,3 @@ class Parts:
     cancel: CancelToken | None = None
     raises: BudgetRaises | None = None
     """Where a supervisor puts budgets raised mid-run."""
-
-
-async def start(request: RunRequest, parts: Parts) -> RunResult:
-    """Run (or resume) `request` with `parts` to its outcome, recorded in the store."""
-    # Imported here: `api` builds on this module's types.
-    from ioh_tui.engine import api
-
-    common: dict[str, Any] = {
-        "store": parts.store,
-        "policy": parts.policy,
-        "approver": parts.approver,
-        "sandbox": parts.sandbox,
-        "observers": parts.observers,
-        "cancel": parts.cancel,
-        "raises": parts.raises,
-    }
-    match request:
-        case Resume():
-            return await api.resume(
-                request.run_id,
-                parts.provider,
-                decision=request.decision,
-                overrides=dict(request.overrides) or None,
-                **common,
-            )
-        case NewRun(containment=Containment() as containment):
-            return await api.run_tree(
-                request.contract,
-                parts.provider,
-                containment=containment,
-                driver=dict(request.driver),
-                **common,
-            )
-        case NewRun():
-            return await api.run(
-                request.contract, parts.provider, driver=dict(request.driver), **common
-            )

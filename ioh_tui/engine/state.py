@@ -1,15 +1,23 @@
-"""What one drive of a run holds: its parts, its identity in events, its running totals."""
+"""What one drive of a run works with (`Deps`, fixed) apart from what it changes (`RunState`).
+
+A drive is one start or one resume of one run (an agent of a tree is a run of its own). The split
+follows pydantic-ai's `GraphAgentDeps` / `GraphAgentState`: the loop reads `Deps` and writes
+`RunState`; every other engine function takes only the few things it uses. The sub-agent tree is
+reached through the `Spawner` protocol, so a flat run (`FLAT`) has no tree to branch on.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from ioh_tui.core.transcript import Message
+from ioh_tui.core.transcript import Message, ToolCall
+from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
-from ioh_tui.engine.gate import GateState
+from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
 from ioh_tui.policy import Approver
@@ -17,46 +25,29 @@ from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.store import AttemptRow, Store
 from ioh_tui.toolchain import Toolchain
-from ioh_tui.tools import ToolSet, Workspace
-
-if TYPE_CHECKING:
-    from ioh_tui.engine.raises import BudgetRaises
-    from ioh_tui.engine.tree import Tree
+from ioh_tui.tools import ToolResult, ToolSet, Workspace
 
 
-@dataclass(slots=True)
-class Drive:
-    """One drive of one run (a start or a resume) and everything it works with."""
+@dataclass(frozen=True, slots=True)
+class Deps:
+    """What a drive works with: its parts and its identity, fixed for the drive."""
 
     run_id: int
-    contract: TaskContract
+    who: Who
+    """How the drive's events name it."""
     provider: Provider
     store: Store
     sandbox: Sandbox
     approver: Approver
-    bus: EventBus
-    cancel: CancelToken
-    gate: GateState
     tools: ToolSet
     workspace: Workspace
-    who: Who
+    bus: EventBus
+    cancel: CancelToken
+    spawner: Spawner
+    """The sub-agent tree this run belongs to (`FLAT`: none)."""
     agent_label: str = "root"
-    lease_owner: str | None = None
-    lease_generation: int | None = None
-    history: list[Message] = field(default_factory=list)
-    """The transcript after the system prompt and the task block."""
-    tokens: int = 0
-    """Tokens of committed steps, across every drive of the run."""
-    journal: dict[tuple[int, int], AttemptRow] = field(default_factory=dict)
-    """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
-    tree: Tree | None = None
-    """The sub-agent tree this run belongs to (None: a flat run)."""
-    who_depth: int = 0
+    depth: int = 0
     """Depth in the tree (the root is 0)."""
-    first_step: int = 1
-    """The step this drive started at (the only one a crashed drive may have staged)."""
-    gate_checked: bool = False
-    """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""
     toolchain: Toolchain | None = None
     """The workspace's detected project, once per drive (None: no marker, or single-file mode)."""
     project: str | None = None
@@ -65,3 +56,93 @@ class Drive:
     """Budgets a supervisor raised mid-run, taken at the next budget check (root agents only)."""
     gate_work: GateWork = field(default_factory=GateWork)
     """The gate commands' scratch directory: made at the first such gate, removed at the end."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """The drive's hold on its run: a commit under a stale generation is refused."""
+
+    owner: str
+    generation: int
+
+
+@dataclass(slots=True)
+class RunState:
+    """What a drive changes as it goes."""
+
+    contract: TaskContract
+    """The contract in force (a supervisor's raises replace it)."""
+    rules: DecisionRules
+    """The policy and the rules remembered so far."""
+    history: list[Message] = field(default_factory=list)
+    """The transcript after the system prompt and the task block."""
+    tokens: int = 0
+    """Tokens of committed steps, across every drive of the run."""
+    journal: dict[tuple[int, int], AttemptRow] = field(default_factory=dict)
+    """Completed journalled calls of an uncommitted step by (step, position): reused, not redone."""
+    first_step: int = 1
+    """The step this drive started at (the only one a crashed drive may have staged)."""
+    gate_checked: bool = False
+    """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""
+    lease: Lease | None = None
+
+
+class Spawner(Protocol):
+    """The sub-agent tree as the loop sees it."""
+
+    @property
+    def halt_reason(self) -> str | None:
+        """Why every agent of the tree must stop (its token ceiling is spent), or None."""
+        ...
+
+    def handles(self, call: ToolCall) -> bool:
+        """Whether `call` is a spawn this spawner runs (instead of the tool set)."""
+        ...
+
+    def spawn(
+        self, parent: Deps, state: RunState, n: int, position: int, call: ToolCall
+    ) -> Awaitable[ToolResult]:
+        """Start (or refuse, or adopt) a child; the awaitable gives the parent's tool result."""
+        ...
+
+    def reports(self, run_id: int) -> list[Message]:
+        """Reports of the agent's detached children that finished since it last looked."""
+        ...
+
+    async def drain(self, run_id: int) -> None:
+        """Wait for the agent's detached children."""
+        ...
+
+    async def charge(self, tokens: int) -> str | None:
+        """Charge a committed step's tokens to the tree; the halt reason once it is spent."""
+        ...
+
+
+class Flat:
+    """The spawner of a run that is not a tree: it spawns nothing and charges nothing."""
+
+    halt_reason: str | None = None
+
+    def handles(self, call: ToolCall) -> bool:
+        """Never: a flat run's tool set answers a spawn call itself."""
+        return False
+
+    def spawn(
+        self, parent: Deps, state: RunState, n: int, position: int, call: ToolCall
+    ) -> Awaitable[ToolResult]:
+        """Not reached (`handles` is always false)."""
+        raise NotImplementedError("a flat run spawns nothing")
+
+    def reports(self, run_id: int) -> list[Message]:
+        """None: nothing is detached."""
+        return []
+
+    async def drain(self, run_id: int) -> None:
+        """Nothing to wait for."""
+
+    async def charge(self, tokens: int) -> str | None:
+        """No ledger."""
+        return None
+
+
+FLAT: Spawner = Flat()

@@ -7,7 +7,7 @@
   A parent keeps its own tier's slot while its children wait for theirs, so no cycle can form.
 - `max_total_tokens`: one ledger for the whole tree; a step whose tokens pass it halts every
   agent (`cost_budget_exceeded`); a spawn when nothing is left is refused. A supervisor may raise
-  it while the tree runs (`apply_tree_raise`), or when resuming a tree it stopped.
+  it while the tree runs (`Tree.take_raise`), or when resuming a tree it stopped.
 A child runs the same loop over the same workspace and store, with its parent's effective policy
 contained (it can only narrow), the same approver (requests name the agent), and its own run row.
 Its report returns as the spawn call's result (`wait`), or at one of the parent's later steps.
@@ -17,21 +17,36 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import Message, ToolCall
+from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling
+from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.contract import RunResult, TaskContract
-from ioh_tui.engine.gate import GateState
+from ioh_tui.engine.decide import DecisionRules
+from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
-from ioh_tui.engine.raises import BudgetRaises, apply_tree_raise
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.session import resumed_state
+from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import Policy
+from ioh_tui.store import Store
 from ioh_tui.tools import ToolResult
+from ioh_tui.tools.registry import SPAWN_AGENT
 from ioh_tui.verification import NoGate
 
 DEFAULT_CHILD_STEPS = 8
+
+
+class Driver(Protocol):
+    """The loop's `drive`, handed to the tree so that it can drive its children."""
+
+    def __call__(
+        self, p: Deps, s: RunState, start: int, *, recheck: bool = False
+    ) -> Awaitable[RunResult]:
+        """Drive from step `start` (after the checks a crash cut, with `recheck`)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,10 +65,16 @@ class Containment:
 
 @dataclass(slots=True)
 class Tree:
-    """The shared state of one tree: counts, the token ledger, the per-tier slots."""
+    """The shared state of one tree: counts, the token ledger, the per-tier slots.
+
+    It is the `Spawner` of every agent in the tree; all of them share its store and event bus.
+    """
 
     containment: Containment
     root_run_id: int
+    store: Store
+    bus: EventBus
+    drive: Driver
     agents: int = 0
     """Sub-agents created so far."""
     spent: int = 0
@@ -62,7 +83,7 @@ class Tree:
     done: int = 0
     halt_reason: str | None = None
     raises: BudgetRaises | None = None
-    """The root's raises, where a higher `max_total_tokens` may wait (`apply_tree_raise`)."""
+    """The root's raises, where a higher `max_total_tokens` may wait (`take_raise`)."""
     _tiers: dict[int, asyncio.Semaphore] = field(default_factory=dict)
     _detached: dict[int, list[asyncio.Future[ToolResult]]] = field(default_factory=dict)
     """Detached children by parent run id, in spawn order."""
@@ -93,9 +114,33 @@ class Tree:
             self.halt_reason = f"the tree's {ceiling:,}-token ceiling is reached"
         return self.halt_reason
 
-    def status(self, d: Drive) -> None:
+    async def charge(self, tokens: int) -> str | None:
+        """Take a raised ceiling, charge a committed step, announce the ledger; the halt reason."""
+        await self.take_raise()
+        halted = self.draw(tokens)
+        self.status()
+        return halted
+
+    async def take_raise(self) -> None:
+        """Fold a raised ceiling into the ledger, keep it with the root run, announce it.
+
+        Any agent of the tree takes it (when it commits a step or spawns): the root may be waiting
+        on its children for most of the run. A tree already halted at its ceiling stays halted.
+        """
+        asked = raised_ceiling(self.raises, self.containment.max_total_tokens)
+        if asked is None or self.halt_reason is not None:
+            return
+        self.containment = replace(self.containment, max_total_tokens=asked)
+        row = await self.store.run(self.root_run_id)
+        containment = {**row.contract.get("containment", {}), TREE_CEILING: asked}
+        await self.store.update_contract(
+            self.root_run_id, {**row.contract, "containment": containment}
+        )
+        self.status()
+
+    def status(self) -> None:
         """Announce the fleet's counts and the ledger."""
-        d.bus.emit(
+        self.bus.emit(
             ev.TreeStatus(
                 run_id=self.root_run_id,
                 agents=self.agents,
@@ -107,7 +152,13 @@ class Tree:
             )
         )
 
-    def spawn(self, d: Drive, n: int, position: int, call: ToolCall) -> Awaitable[ToolResult]:
+    def handles(self, call: ToolCall) -> bool:
+        """Spawn calls are the tree's."""
+        return call.name == SPAWN_AGENT
+
+    def spawn(
+        self, parent: Deps, state: RunState, n: int, position: int, call: ToolCall
+    ) -> Awaitable[ToolResult]:
         """Start (or refuse, or adopt) a child; the awaitable gives the parent's tool result."""
         args = call.arguments
         goal = args.get("goal")
@@ -128,10 +179,11 @@ class Tree:
                     ok=False,
                 )
             )
-        task = asyncio.ensure_future(self._child(d, n, position, goal, steps, budget, not wait))
+        order = _Order(n, position, goal, steps, budget, not wait)
+        task = asyncio.ensure_future(self._child(parent, state, order))
         if wait:
             return task
-        self._detached.setdefault(d.run_id, []).append(task)
+        self._detached.setdefault(parent.run_id, []).append(task)
         return _done(
             ToolResult(
                 f"[spawned] {goal!r} works in the background; its report arrives at one of your "
@@ -139,25 +191,23 @@ class Tree:
             )
         )
 
-    def reports(self, d: Drive) -> list[Message]:
+    def reports(self, run_id: int) -> list[Message]:
         """Reports of this agent's detached children that finished since it last looked."""
-        waiting = self._detached.get(d.run_id, [])
-        self._detached[d.run_id] = [t for t in waiting if not t.done()]
+        waiting = self._detached.get(run_id, [])
+        self._detached[run_id] = [t for t in waiting if not t.done()]
         return [Message("user", _report_text(t)) for t in waiting if t.done()]
 
-    async def drain(self, d: Drive) -> None:
+    async def drain(self, run_id: int) -> None:
         """Wait for this agent's detached children: a tree never ends while a child works."""
-        for task in self._detached.pop(d.run_id, []):
+        for task in self._detached.pop(run_id, []):
             await asyncio.gather(task, return_exceptions=True)
 
-    async def _child(
-        self, d: Drive, n: int, position: int, goal: str, steps: int, budget: int | None, bg: bool
-    ) -> ToolResult:
-        adopted = await d.store.spawned(d.run_id, n, position)
+    async def _child(self, parent: Deps, state: RunState, order: _Order) -> ToolResult:
+        adopted = await self.store.spawned(parent.run_id, order.step, order.position)
         if adopted is not None:
-            return await self._adopt(d, adopted)
-        await apply_tree_raise(d)
-        refused = self.refusal(d.who_depth + 1)
+            return await self._adopt(parent, state, adopted)
+        await self.take_raise()
+        refused = self.refusal(parent.depth + 1)
         if refused is not None:
             return ToolResult(
                 f"[spawn refused] {refused}; adapt, or finish with what you have",
@@ -165,65 +215,65 @@ class Tree:
                 refused=True,
             )
         self.queued += 1
-        self.status(d)
-        async with self.tier(d.who_depth + 1):
+        self.status()
+        async with self.tier(parent.depth + 1):
             self.queued -= 1
-            if self.halt_reason is not None or d.cancel.cancelled:
-                self.status(d)
+            if self.halt_reason is not None or parent.cancel.cancelled:
+                self.status()
                 why = self.halt_reason or "the run was cancelled"
                 return ToolResult(
                     f"[spawn refused] {why} before it started", ok=False, refused=True
                 )
-            child = await self._start(d, n, position, goal, steps, budget, bg)
-            result = await self._work(child, 1)
-        return ToolResult(_report(goal, result, _said(child)), ok=_good(result))
+            child, child_state = await self._start(parent, state, order)
+            result = await self._work(child, child_state, 1)
+        return ToolResult(_report(order.goal, result, _said(child_state)), ok=_good(result))
 
-    async def _work(self, child: Drive, start: int) -> RunResult:
+    async def _work(self, child: Deps, state: RunState, start: int) -> RunResult:
         """Drive a child that holds its tier's slot, keeping the fleet's counts."""
-        # The loop imports the modules that import this one.
-        from ioh_tui.engine.loop import drive, recheck_then_drive
-
         self.working += 1
-        self.status(child)
+        self.status()
         try:
-            result = await (recheck_then_drive(child, start) if start > 1 else drive(child, start))
+            result = await self.drive(child, state, start, recheck=start > 1)
         finally:
             # A child's criterion is NoGate today, so this is a no-op kept for the invariant.
-            await child.gate_work.close(child)
+            await child.gate_work.close(child.store, child.run_id, child.sandbox.backend)
             self.working -= 1
             self.done += 1
-        child.bus.emit(ev.AgentFinished(**child.who.fields(), outcome=result.outcome))
-        self.status(child)
+        self.bus.emit(ev.AgentFinished(**child.who.fields(), outcome=result.outcome))
+        self.status()
         return result
 
-    async def _start(
-        self, d: Drive, n: int, position: int, goal: str, steps: int, budget: int | None, bg: bool
-    ) -> Drive:
-        contract = TaskContract.workspace(goal, d.contract.root, NoGate()).with_max_steps(steps)
-        if budget is not None:
-            contract = contract.with_token_budget(budget)
-        effective = d.gate.effective()
+    async def _start(self, parent: Deps, state: RunState, order: _Order) -> tuple[Deps, RunState]:
+        goal = order.goal
+        contract = TaskContract.workspace(goal, state.contract.root, NoGate()).with_max_steps(
+            order.max_steps
+        )
+        if order.token_budget is not None:
+            contract = contract.with_token_budget(order.token_budget)
+        effective = state.rules.effective()
         policy = effective.contain(Policy((), effective.defaults))
-        child_id = await d.store.start_run(
+        child_id = await self.store.start_run(
             goal=goal,
             mode="workspace",
             root=str(contract.root),
             subject=None,
             contract=contract.to_dict(),
-            provider=d.provider.name,
-            model=d.provider.model,
-            sandbox=d.sandbox.backend,
-            parent_run_id=d.run_id,
+            provider=parent.provider.name,
+            model=parent.provider.model,
+            sandbox=parent.sandbox.backend,
+            parent_run_id=parent.run_id,
             root_run_id=self.root_run_id,
-            depth=d.who_depth + 1,
+            depth=parent.depth + 1,
         )
         label = f"agent-{child_id}"
-        await d.store.set_agent_label(child_id, label)
-        await d.store.set_policy(child_id, policy.to_json())
-        await d.store.add_spawn(d.run_id, n, position, child_id, goal, bg)
-        child = self._drive(d, child_id, label, contract, policy)
-        d.bus.emit(ev.AgentSpawned(**child.who.fields(), goal=goal))
-        child.bus.emit(
+        await self.store.set_agent_label(child_id, label)
+        await self.store.set_policy(child_id, policy.to_json())
+        await self.store.add_spawn(
+            parent.run_id, order.step, order.position, child_id, goal, order.background
+        )
+        child = self._child_deps(parent, child_id, label, goal)
+        self.bus.emit(ev.AgentSpawned(**child.who.fields(), goal=goal))
+        self.bus.emit(
             ev.RunStarted(
                 **child.who.fields(),
                 goal=goal,
@@ -234,63 +284,62 @@ class Tree:
                 sandbox=child.sandbox.backend,
             )
         )
-        return child
+        return child, RunState(contract, DecisionRules(policy))
 
-    async def _adopt(self, d: Drive, child_id: int) -> ToolResult:
+    async def _adopt(self, parent: Deps, state: RunState, child_id: int) -> ToolResult:
         """A resumed parent step meets a child it already made.
 
         A finished child is reported, never run again; an interrupted one continues from its last
         committed step (nothing it committed is redone or charged twice).
         """
-        row = await d.store.run(child_id)
+        row = await self.store.run(child_id)
         if row.status != "running" and row.outcome is not None:  # a stopped run has its outcome
             result = RunResult(row.outcome, child_id, row.steps, row.tokens, row.detail)
             said = next(
                 (
                     m.content
-                    for m in reversed(await d.store.messages(child_id))
+                    for m in reversed(await self.store.messages(child_id))
                     if m.role == "assistant" and m.content
                 ),
                 "",
             )
             return ToolResult(_report(row.goal, result, said), ok=_good(result))
-        stored = await d.store.policy(child_id)
-        policy = Policy.from_json(stored) if stored else d.gate.effective()
-        child = self._drive(
-            d, child_id, row.agent_label, TaskContract.from_dict(row.contract), policy
+        stored = await self.store.policy(child_id)
+        policy = Policy.from_json(stored) if stored else state.rules.effective()
+        contract = TaskContract.from_dict(row.contract)
+        child = self._child_deps(parent, child_id, row.agent_label, contract.goal)
+        child_state, last = await resumed_state(
+            self.store, child_id, contract, DecisionRules(policy), row.tokens
         )
-        child.history = [m.message for m in await d.store.messages(child_id)]
-        child.tokens = row.tokens
-        last = await d.store.last_step(child_id)
-        for attempt in await d.store.attempts(child_id, step=last + 1):
-            child.journal[(last + 1, attempt.seq)] = attempt
-        async with self.tier(child.who_depth):
-            result = await self._work(child, last + 1)
-        return ToolResult(_report(row.goal, result, _said(child)), ok=_good(result))
+        async with self.tier(child.depth):
+            result = await self._work(child, child_state, last + 1)
+        return ToolResult(_report(row.goal, result, _said(child_state)), ok=_good(result))
 
-    def _drive(
-        self, d: Drive, child_id: int, label: str, contract: TaskContract, policy: Policy
-    ) -> Drive:
-        for_agent = getattr(d.provider, "for_agent", None)
-        return Drive(
+    def _child_deps(self, parent: Deps, child_id: int, label: str, goal: str) -> Deps:
+        """A child works with its parent's parts, under its own name, with its own gate dir."""
+        for_agent = getattr(parent.provider, "for_agent", None)
+        return replace(
+            parent,
             run_id=child_id,
-            contract=contract,
-            provider=for_agent(contract.goal) if callable(for_agent) else d.provider,
-            store=d.store,
-            sandbox=d.sandbox,
-            approver=d.approver,
-            bus=d.bus,
-            cancel=d.cancel,
-            gate=GateState(policy),
-            tools=d.tools,
-            workspace=d.workspace,
-            who=Who(self.root_run_id, child_id, d.run_id),
+            who=Who(self.root_run_id, child_id, parent.run_id),
             agent_label=label,
-            tree=self,
-            who_depth=d.who_depth + 1,
-            toolchain=d.toolchain,
-            project=d.project,
+            depth=parent.depth + 1,
+            provider=for_agent(goal) if callable(for_agent) else parent.provider,
+            raises=None,
+            gate_work=GateWork(),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Order:
+    """One spawn call's arguments, checked."""
+
+    step: int
+    position: int
+    goal: str
+    max_steps: int
+    token_budget: int | None
+    background: bool
 
 
 def _good(result: RunResult) -> bool:
@@ -307,7 +356,7 @@ def _done(result: ToolResult) -> Awaitable[ToolResult]:
     return future
 
 
-def _said(child: Drive) -> str:
+def _said(child: RunState) -> str:
     """The child's last words (its last non-empty assistant text)."""
     return next(
         (m.content for m in reversed(child.history) if m.role == "assistant" and m.content), ""

@@ -7,6 +7,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, AttemptSink, Completion
 
@@ -25,10 +26,6 @@ class RetryPolicy:
         if error.retry_after is not None:
             return max(0.0, error.retry_after)
         return float(min(self.base_s * 2 ** (attempt - 1), self.max_s))
-
-
-class BudgetExhausted(ProviderError):
-    """A retry was due but waiting for it would outlast the run's time budget."""
 
 
 async def call_with_retries(

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
-from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox.base import ExecResult, Sandbox
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools.workspace import Workspace
 
@@ -18,7 +18,7 @@ DEFAULT_ENTRY_CAP = 12_000
 
 @dataclass(frozen=True, slots=True)
 class Permit:
-    """The gate let the act through, possibly rewritten by the person who approved it."""
+    """The decider let the act through, possibly rewritten by the person who approved it."""
 
     target: str
     content: str | None = None
@@ -28,7 +28,7 @@ class Permit:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """The gate refused (policy deny, or a person denied); the observation says why."""
+    """The decider refused (policy deny, or a person denied); the observation says why."""
 
     observation: str
     denied_by_person: bool = False
@@ -41,10 +41,10 @@ class Deferral:
     request_id: int
 
 
-GateAnswer = Permit | Refusal | Deferral
+Answer = Permit | Refusal | Deferral
 
 
-class Gate(Protocol):
+class Decider(Protocol):
     """The policy check (and, on `ask`, the approval) every act goes through."""
 
     async def __call__(
@@ -55,7 +55,7 @@ class Gate(Protocol):
         content: str | None = None,
         preview: str | None = None,
         also: tuple[str, ...] = (),
-    ) -> GateAnswer:
+    ) -> Answer:
         """Decide one act on `target` (and on each of `also`: the stricter verdict wins)."""
         ...
 
@@ -73,6 +73,8 @@ class ToolResult:
     deferred: int | None = None
     """The request id when a person deferred the decision (the run pauses)."""
     meta: Mapping[str, Any] = field(default_factory=dict)
+    ran: ExecResult | None = None
+    """The sandboxed command the call ran, if any (the engine adds it to the run's trace)."""
 
     @property
     def summary(self) -> str:
@@ -82,10 +84,10 @@ class ToolResult:
 
 @dataclass(slots=True)
 class ToolContext:
-    """Everything a tool may use: the confined workspace, the gate, the sandbox, the caps."""
+    """Everything a tool may use: the confined workspace, the decider, the sandbox, the caps."""
 
     workspace: Workspace
-    gate: Gate
+    decide: Decider
     visible: Callable[[str], bool]
     """Whether a relative path may be shown by grep/find/list_dir (not denied for reading)."""
     sandbox: Sandbox

@@ -34,7 +34,7 @@ def parse_argv(args: Mapping[str, Any]) -> list[str]:
 
 
 async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-    """Run the command; the gate checks the whole command line (its program, what it wraps)."""
+    """Run the command; the decider checks the whole command line (its program, what it wraps)."""
     argv = parse_argv(args)
     timeout = args.get("timeout_s")
     if timeout is not None and (
@@ -48,7 +48,7 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     line = shlex.join(argv)
     # One target: the policy tries its program and any wrapped command itself (policy/argv.py),
     # so an allow of `ruff *` allows `ruff check .` (checked apart, `ruff` alone would ask).
-    answer = await ctx.gate(Act.EXEC, line)
+    answer = await ctx.decide(Act.EXEC, line)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -70,12 +70,8 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         render_exec(result, ctx.entry_cap) + note,
         ok=result.ok,
         changed=True,
-        meta={
-            "exit_code": result.exit_code,
-            "cap_hit": result.cap_hit,
-            "backend": result.backend,
-            "argv": list(result.argv),
-        },
+        meta={"exit_code": result.exit_code},
+        ran=result,
     )
 
 

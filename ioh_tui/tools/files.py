@@ -1,4 +1,4 @@
-"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act gated."""
+"""read_file, write_file, edit_file, list_dir: confined to the workspace, every act decided."""
 
 from __future__ import annotations
 
@@ -132,9 +132,9 @@ def _open(
         return None, rel, exc
 
 
-async def _read_gate(ctx: ToolContext, rel: str, real: str, verb: str) -> ToolResult | None:
+async def _read_decided(ctx: ToolContext, rel: str, real: str, verb: str) -> ToolResult | None:
     """The policy on reading `rel` (and its resolved form): None to go on, else the result."""
-    answer = await ctx.gate(Act.READ, rel, also=(real,) if real != rel else ())
+    answer = await ctx.decide(Act.READ, rel, also=(real,) if real != rel else ())
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -149,11 +149,11 @@ async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel = ctx.workspace.normalise(path)
-    # Opened before the gate and read through the same descriptor after it: what the policy
+    # Opened before the decision and read through the same descriptor after it: what the policy
     # judged (the path and its symlink-resolved form) is what is read, whatever moves meanwhile.
     fd, real, failed = _open(ctx, rel)
     try:
-        if (stopped := await _read_gate(ctx, rel, real, "read")) is not None:
+        if (stopped := await _read_decided(ctx, rel, real, "read")) is not None:
             return stopped
         if fd is None:
             assert failed is not None
@@ -219,8 +219,10 @@ def _current(ctx: ToolContext, rel: str) -> str | None:
 async def _gated_write(
     ctx: ToolContext, rel: str, before: str | None, after: str, verb: str
 ) -> ToolResult:
-    """Ask the gate to write `after` to `rel`, then write what was approved (maybe rewritten)."""
-    answer = await ctx.gate(Act.WRITE, rel, content=after, preview=unified_diff(rel, before, after))
+    """Ask the decider to write `after` to `rel`, then write what was approved (maybe rewritten)."""
+    answer = await ctx.decide(
+        Act.WRITE, rel, content=after, preview=unified_diff(rel, before, after)
+    )
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -276,7 +278,7 @@ async def write_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel = ctx.workspace.normalise(path)
-    ctx.workspace.resolve(rel)  # an escape is refused before the gate asks anyone
+    ctx.workspace.resolve(rel)  # an escape is refused before the decider asks anyone
     if _is_dir(ctx, rel):
         return ToolResult(f"[write {rel} error] {rel} is a directory", ok=False)
     return await _gated_write(ctx, rel, _current(ctx, rel), content, "wrote")
@@ -322,7 +324,7 @@ async def list_dir(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     rel = ctx.workspace.normalise(path)
     fd, real, _ = _open(ctx, rel, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        if (stopped := await _read_gate(ctx, rel, real, "list_dir")) is not None:
+        if (stopped := await _read_decided(ctx, rel, real, "list_dir")) is not None:
             return stopped
         if fd is None:
             return ToolResult(f"[list_dir {rel or '.'} error] not a directory", ok=False)

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, Completion, Message, Request
 from ioh_tui.providers import Anthropic, OpenAI
-from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy, Sleep
+from ioh_tui.providers.retry import RetryPolicy, Sleep
 from tests.integration.providers.wire_server import Framing, Reply, WireServer
 from tests.integration.providers.wire_streams import (
     anthropic_events,

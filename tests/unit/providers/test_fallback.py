@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
+from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, Message, Request, StreamPiece, TextPiece
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import Fallback
-from ioh_tui.providers.retry import BudgetExhausted, RetryPolicy
+from ioh_tui.providers.retry import RetryPolicy
 from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 

@@ -55,7 +55,7 @@ async def _allow(act: Act, target: str, **_: Any) -> Permit:
 def _ctx(root: Path, sandbox: StubSandbox, toolchain: Toolchain | None, **kw: Any) -> ToolContext:
     return ToolContext(
         workspace=Workspace.at(root),
-        gate=_allow,
+        decide=_allow,
         visible=lambda _: True,
         sandbox=sandbox,
         toolchain=toolchain,

@@ -1,5 +1,7 @@
 """The decision gate: every act is checked against the policy; an `ask` is persisted, then decided.
 
+("Gate" alone means the verification gate, `gatework.py`; this module is the policy decision.)
+
 Deny-first always: a denied act never reaches the approver, and neither a rewrite nor a remembered
 rule can cross a deny (both are re-checked against the full policy before anything happens).
 """
@@ -25,12 +27,12 @@ from ioh_tui.policy import (
     Verdict,
     append_rules_to_file,
 )
-from ioh_tui.store import Store
-from ioh_tui.tools.base import Deferral, GateAnswer, Permit, Refusal
+from ioh_tui.store import ApprovalRow, Store
+from ioh_tui.tools.base import Answer, Deferral, Permit, Refusal
 from ioh_tui.tools.workspace import Workspace
 
 POLL_S = 0.2
-"""How often a waiting gate looks for an answer written by another process."""
+"""How often a waiting decision looks for an answer written by another process."""
 
 
 @dataclass(slots=True)
@@ -45,8 +47,8 @@ class Preset:
 
 
 @dataclass(slots=True)
-class GateState:
-    """The run-wide part of the gate: the policy and the rules remembered so far."""
+class DecisionRules:
+    """The run-wide part of the decisions: the policy and the rules remembered so far."""
 
     policy: Policy
     remembered: list[Rule] = field(default_factory=list)
@@ -58,13 +60,13 @@ class GateState:
         return self.policy.with_layer(Layer("remembered", tuple(self.remembered)))
 
 
-class RunGate:
-    """The `Gate` the tools call during one tool call of one step."""
+class DecisionGate:
+    """The tools' `Decider` during one tool call of one step."""
 
     def __init__(
         self,
         *,
-        state: GateState,
+        rules: DecisionRules,
         workspace: Workspace,
         approver: Approver,
         store: Store,
@@ -75,7 +77,7 @@ class RunGate:
         call_id: str,
         preset: Preset | None = None,
     ) -> None:
-        self._state = state
+        self._rules = rules
         self._workspace = workspace
         self._approver = approver
         self._store = store
@@ -88,7 +90,7 @@ class RunGate:
 
     def verdict(self, act: Act, target: str, also: tuple[str, ...] = ()) -> Verdict:
         """The strictest verdict over the target, `also`, and a path's symlink-resolved form."""
-        policy = self._state.effective()
+        policy = self._rules.effective()
         targets = [target, *also]
         if act in (Act.READ, Act.WRITE):
             targets += self._canonical(target)
@@ -111,7 +113,7 @@ class RunGate:
         content: str | None = None,
         preview: str | None = None,
         also: tuple[str, ...] = (),
-    ) -> GateAnswer:
+    ) -> Answer:
         """Decide one act (see module docstring)."""
         verdict = self.verdict(act, target, also)
         if verdict.effect is Effect.DENY:
@@ -158,9 +160,7 @@ class RunGate:
         request = replace(request, request_id=request_id)
         self._emit(
             ApprovalRequested(
-                run_id=self._who.run_id,
-                agent_id=self._who.agent_id,
-                parent_id=self._who.parent_id,
+                **self._who.fields(),
                 request_id=request_id,
                 act=act.value,
                 target=target,
@@ -190,7 +190,7 @@ class RunGate:
             if not asked.done():
                 asked.cancel()
 
-    async def _settle(self, request: ApprovalRequest, decision: Decision, by: str) -> GateAnswer:
+    async def _settle(self, request: ApprovalRequest, decision: Decision, by: str) -> Answer:
         if decision.kind == "defer":
             await self._record(request, "defer", by)
             self._resolved(request, decision, by)
@@ -213,7 +213,7 @@ class RunGate:
 
     async def _approved(
         self, request: ApprovalRequest, performed: ApprovalRequest, decision: Decision
-    ) -> GateAnswer:
+    ) -> Answer:
         if decision.modified:
             also = (
                 (performed.target.split()[0],)
@@ -229,7 +229,7 @@ class RunGate:
                     "an approved rewrite may not cross a deny",
                 )
         if decision.remember:
-            self._state.remembered.extend(decision.remember)
+            self._rules.remembered.extend(decision.remember)
             if decision.scope == "file" and decision.remember_file is not None:
                 append_rules_to_file(
                     Path(decision.remember_file), "remembered", list(decision.remember)
@@ -276,9 +276,7 @@ class RunGate:
     def _resolved(self, request: ApprovalRequest, decision: Decision, by: str) -> None:
         self._emit(
             ApprovalResolved(
-                run_id=self._who.run_id,
-                agent_id=self._who.agent_id,
-                parent_id=self._who.parent_id,
+                **self._who.fields(),
                 request_id=request.request_id,
                 decision=decision.kind,
                 modified=decision.modified,
@@ -287,3 +285,21 @@ class RunGate:
                 by=by,
             )
         )
+
+
+def request_from_row(row: ApprovalRow, run_id: int, goal: str) -> ApprovalRequest:
+    """A stored request as the request an approver is asked again (resuming a paused run)."""
+    return ApprovalRequest(
+        act=row.act,
+        target=row.target,
+        content=row.content,
+        preview=row.preview,
+        rule=row.rule,
+        layer=row.layer,
+        request_id=row.id,
+        run_id=run_id,
+        agent_label=row.agent_label,
+        step=row.step,
+        goal=goal,
+        tool=row.tool,
+    )

@@ -1,9 +1,10 @@
 """Budgets raised while a run goes: the supervisor's "raise the limit" answer.
 
 The app (or any caller) holds a `BudgetRaises` and calls `raise_to`; the loop takes the raised
-values at its next budget check, keeps them with the run (a resume keeps them too) and announces
-them with `BudgetsChanged`. Only raising is possible: a lower value is refused, because a budget
-cut below what is already spent would end the run by surprise.
+values at its next budget check (`apply_raises`; the tree its ceiling, `raised_ceiling`), keeps
+them with the run (a resume keeps them too) and announces them with `BudgetsChanged`. Only
+raising is possible: a lower value is refused, because a budget cut below what is already spent
+would end the run by surprise.
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from typing import Any
 
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine.state import Drive
+from ioh_tui.engine.bus import EventBus
+from ioh_tui.engine.contract import TaskContract
+from ioh_tui.engine.ids import Who
+from ioh_tui.store import Store
 
 ROOT_BUDGETS = ("max_steps", "time_budget_s", "token_budget")
 """The root agent's own budgets, taken at the root's budget checks."""
@@ -55,36 +59,39 @@ class BudgetRaises:
         return {name: self._waiting.pop(name) for name in names if name in self._waiting}
 
 
-async def apply_raises(d: Drive) -> None:
-    """Fold waiting raises into the drive's contract, keep them in the store and announce them."""
-    if d.raises is None or not d.raises.waiting:
-        return
-    asked = d.raises.take(ROOT_BUDGETS)
-    current = d.contract.budgets()
+async def apply_raises(
+    raises: BudgetRaises | None,
+    contract: TaskContract,
+    *,
+    store: Store,
+    run_id: int,
+    bus: EventBus,
+    who: Who,
+) -> TaskContract:
+    """The contract with waiting raises folded in, kept in the store and announced."""
+    if raises is None or not raises.waiting:
+        return contract
+    asked = raises.take(ROOT_BUDGETS)
+    current = contract.budgets()
     # Only raising: a value at or below the budget in force is ignored (no budget means unbounded).
     taken = {k: v for k, v in asked.items() if current.get(k) is not None and v > current[k]}
     if not taken:
-        return
-    d.contract = replace(d.contract, **taken)
-    row = await d.store.run(d.run_id)
-    await d.store.update_contract(d.run_id, {**row.contract, **d.contract.to_dict()})
-    d.bus.emit(ev.BudgetsChanged(**d.who.fields(), budgets=d.contract.budgets()))
+        return contract
+    contract = replace(contract, **taken)
+    row = await store.run(run_id)
+    await store.update_contract(run_id, {**row.contract, **contract.to_dict()})
+    bus.emit(ev.BudgetsChanged(**who.fields(), budgets=contract.budgets()))
+    return contract
 
 
-async def apply_tree_raise(d: Drive) -> None:
-    """Fold a raised tree ceiling into the shared ledger, keep it with the root run, announce it.
+def raised_ceiling(raises: BudgetRaises | None, ceiling: int | None) -> int | None:
+    """A waiting tree ceiling above `ceiling`, taken once; None when there is none to apply.
 
-    Only raising, as for the root's budgets; a tree already halted at its ceiling stays halted.
+    Only raising, as for the root's budgets; an unbounded tree has nothing to raise.
     """
-    tree = d.tree
-    if tree is None or tree.raises is None:
-        return
-    asked = tree.raises.take((TREE_CEILING,)).get(TREE_CEILING)
-    ceiling = tree.containment.max_total_tokens
-    if asked is None or ceiling is None or asked <= ceiling or tree.halt_reason is not None:
-        return
-    tree.containment = replace(tree.containment, max_total_tokens=asked)
-    row = await d.store.run(tree.root_run_id)
-    containment = {**row.contract.get("containment", {}), TREE_CEILING: asked}
-    await d.store.update_contract(tree.root_run_id, {**row.contract, "containment": containment})
-    tree.status(d)
+    if raises is None:
+        return None
+    asked = raises.take((TREE_CEILING,)).get(TREE_CEILING)
+    if asked is None or ceiling is None or asked <= ceiling:
+        return None
+    return int(asked)

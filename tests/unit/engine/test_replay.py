@@ -1,0 +1,97 @@
+"""Replaying an interrupted step from its journal, read back from a real (in-memory) store.
+
+What a resume does with each journalled call of the step a crash cut: a finished call's result is
+reused, a write whose content is on disk happened, one whose content is not must run, and a
+command's effect cannot be known (the operator decides).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ioh_tui.core.transcript import ToolCall
+from ioh_tui.engine.contract import TaskContract
+from ioh_tui.engine.decide import DecisionRules
+from ioh_tui.engine.recovery import INTERRUPTED, replay
+from ioh_tui.engine.session import resumed_state
+from ioh_tui.policy import Policy
+from ioh_tui.store import Store
+from ioh_tui.tools import ToolResult
+from ioh_tui.tools.files import content_hash
+from ioh_tui.verification import NoGate
+
+WRITE = ToolCall("c1", "write_file", {"path": "a.txt", "content": "new\n"})
+EXEC = ToolCall("c2", "exec", {"argv": ["make", "deploy"]})
+
+
+@pytest.fixture
+async def store() -> AsyncIterator[Store]:
+    async with Store.memory() as opened:
+        yield opened
+
+
+async def _journal(
+    store: Store, root: Path, call: ToolCall, *, intent: bool = False, result: bool = False
+) -> dict[tuple[int, int], Any]:
+    """The journal a resume reads back for step 1, after `call` (position 0) got this far."""
+    contract = TaskContract.workspace("g", root, NoGate())
+    run_id = await store.start_run(
+        goal="g",
+        mode="workspace",
+        root=str(root),
+        subject=None,
+        contract=contract.to_dict(),
+        provider="scripted",
+        model=None,
+        sandbox="floor",
+    )
+    opened = await store.open_attempt(run_id, 1, 0, call.id, call.name, dict(call.arguments))
+    if intent:
+        sha = content_hash("new\n")
+        await store.note_intent(opened, {"path": "a.txt", "sha256": sha, "output": "wrote a.txt"})
+    if result:
+        done = {"output": "wrote a.txt (4 bytes)", "ok": True, "refused": False, "changed": True}
+        await store.close_attempt(opened, done)
+    state, last = await resumed_state(store, run_id, contract, DecisionRules(Policy()), 0)
+    assert last == 0
+    return state.journal
+
+
+async def test_a_finished_call_is_reused_not_run_again(store: Store, tmp_path: Path) -> None:
+    journal = await _journal(store, tmp_path, WRITE, intent=True, result=True)
+
+    replayed = replay(journal, tmp_path, 1, 0, WRITE)
+
+    assert replayed == ToolResult("wrote a.txt (4 bytes)", changed=True)
+
+
+async def test_a_write_whose_content_is_on_disk_happened(store: Store, tmp_path: Path) -> None:
+    journal = await _journal(store, tmp_path, WRITE, intent=True)
+    (tmp_path / "a.txt").write_text("new\n")
+
+    assert replay(journal, tmp_path, 1, 0, WRITE) == ToolResult("wrote a.txt", changed=True)
+
+
+async def test_a_write_whose_content_is_not_on_disk_runs(store: Store, tmp_path: Path) -> None:
+    journal = await _journal(store, tmp_path, WRITE, intent=True)
+    (tmp_path / "a.txt").write_text("old\n")
+
+    assert replay(journal, tmp_path, 1, 0, WRITE) is None
+
+
+async def test_an_open_command_is_left_to_the_operator(store: Store, tmp_path: Path) -> None:
+    journal = await _journal(store, tmp_path, EXEC)
+
+    assert replay(journal, tmp_path, 1, 0, EXEC) is INTERRUPTED
+
+
+async def test_a_different_call_at_that_position_runs(store: Store, tmp_path: Path) -> None:
+    journal = await _journal(store, tmp_path, WRITE, intent=True, result=True)
+    other = ToolCall("c1", "write_file", {"path": "a.txt", "content": "other\n"})
+
+    assert replay(journal, tmp_path, 1, 0, other) is None
+    assert replay(journal, tmp_path, 1, 1, WRITE) is None
