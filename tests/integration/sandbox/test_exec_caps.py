@@ -38,16 +38,17 @@ async def _allow(act: Any, target: str, **_: Any) -> Permit:
     return Permit(target)
 
 
-async def _exec(rung: str, workspace: Path, argv: list[str]) -> dict[str, Any]:
+async def _exec(rung: str, workspace: Path, argv: list[str]) -> str | None:
     ctx = ToolContext(
         workspace=Workspace.at(workspace),
-        gate=_allow,
+        decide=_allow,
         visible=lambda _: True,
         sandbox=select(rung),
     )
     result = await command.exec_command({"argv": argv, "timeout_s": 30}, ctx)
-    assert not result.ok
-    return dict(result.meta)
+    assert not result.ok and result.ran is not None
+    assert f"it hit its {result.ran.cap_hit} cap" in result.output  # shown to the model
+    return result.ran.cap_hit
 
 
 def test_every_command_has_cpu_memory_and_process_caps() -> None:
@@ -57,13 +58,11 @@ def test_every_command_has_cpu_memory_and_process_caps() -> None:
 
 
 async def test_a_two_gib_allocation_hits_the_memory_cap(any_rung: str, workspace: Path) -> None:
-    meta = await _exec(any_rung, workspace, [PY, "-c", ALLOCATE])
-    assert meta["cap_hit"] == "memory"
+    assert await _exec(any_rung, workspace, [PY, "-c", ALLOCATE]) == "memory"
 
 
 async def test_a_fork_bomb_hits_the_process_cap(any_rung: str, workspace: Path) -> None:
-    meta = await _exec(any_rung, workspace, ["sh", "-c", FORK_BOMB])
-    assert meta["cap_hit"] == "processes"
+    assert await _exec(any_rung, workspace, ["sh", "-c", FORK_BOMB]) == "processes"
 
 
 async def test_a_cpu_spin_hits_the_cpu_cap(
@@ -71,5 +70,4 @@ async def test_a_cpu_spin_hits_the_cpu_cap(
 ) -> None:
     # The default (600 CPU-seconds) is too long for a test; the cap is the same mechanism.
     monkeypatch.setattr(command, "EXEC_LIMITS", dataclasses.replace(EXEC_LIMITS, cpu_s=1))
-    meta = await _exec(any_rung, workspace, [PY, "-c", SPIN])
-    assert meta["cap_hit"] == "cpu"
+    assert await _exec(any_rung, workspace, [PY, "-c", SPIN]) == "cpu"
