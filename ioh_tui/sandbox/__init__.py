@@ -1,7 +1,15 @@
 """Containment for every command the agent or a gate runs: probe, select, run capped, tear down."""
 
 from ioh_tui.core.errors import SandboxError
-from ioh_tui.sandbox.base import GATE_LIMITS, CapHit, ExecResult, Limits, OutputSink, Sandbox
+from ioh_tui.sandbox.base import (
+    EXEC_LIMITS,
+    GATE_LIMITS,
+    CapHit,
+    ExecResult,
+    Limits,
+    OutputSink,
+    Sandbox,
+)
 from ioh_tui.sandbox.probe import (
     BACKENDS,
     CAPABILITIES,
@@ -17,6 +25,7 @@ from ioh_tui.sandbox.workdir import workdir
 __all__ = [
     "BACKENDS",
     "CAPABILITIES",
+    "EXEC_LIMITS",
     "GATE_LIMITS",
     "RUNGS",
     "CapHit",

@@ -9,7 +9,7 @@ mount and PID namespaces created by util-linux `unshare`, as PID 1, and:
 2. mounts private tmpfs on /tmp and /dev/shm;
 3. binds the working directory and the writable roots back read-write (through O_PATH
    descriptors opened before /tmp was covered, so a workspace under /tmp is still reachable);
-4. masks the credential stores `_masks` lists;
+4. masks the host's unix sockets (`_sockets`) and the credential stores `_masks` lists;
 5. brings the namespace's loopback up (so a test suite can use its own 127.0.0.1);
 6. forks the payload, which drops every capability, installs the seccomp deny-list and execs ARGV
    (never through a shell); PID 1 stays behind to reap orphans and reports the payload's status
@@ -104,6 +104,8 @@ def _setup_mounts(
     mask_dirs: list[str],
     mask_files: list[str],
     readonly: list[str] | None = None,
+    mask_runtime: list[str] | None = None,
+    mask_sockets: list[str] | None = None,
 ) -> None:
     # Parents first, so a nested writable root is bound on top of its parent's bind.
     roots = sorted(dict.fromkeys([cwd, *writable]), key=lambda p: p.count("/"))
@@ -125,6 +127,13 @@ def _setup_mounts(
         _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND, None)
         _setattr(path, 0, 0, _MOUNT_ATTR_RDONLY)
         os.close(fd)
+    # Host unix sockets: connect() ignores a read-only mount, so the runtime directories get an
+    # empty read-only tmpfs and every other bound socket /dev/null (before the credential masks,
+    # which could otherwise hide a socket's mount point).
+    for path in mask_runtime or []:
+        _mount("tmpfs", path, "tmpfs", private | _MS_RDONLY, "mode=0755,size=4k")
+    for path in mask_sockets or []:
+        _mount("/dev/null", path, None, _MS_BIND, None)
     # Credential stores: an empty read-only tmpfs over directories, /dev/null over files.
     for path in mask_dirs:
         _mount("tmpfs", path, "tmpfs", private | _MS_RDONLY, "mode=0700,size=4k")
@@ -198,6 +207,8 @@ def main() -> None:
             config["mask_dirs"],
             config["mask_files"],
             config.get("readonly", []),
+            config.get("mask_runtime", []),
+            config.get("mask_sockets", []),
         )
         if config.get("loopback"):
             _loopback_up()

@@ -168,11 +168,11 @@ async def _supervise(tree: ProcessTree, capture: Capture, limits: Limits) -> Cap
 async def _watch(
     tree: ProcessTree, limits: Limits, tripped: asyncio.Event, state: dict[str, CapHit]
 ) -> None:
-    """Sample the tree every POLL_S; trip the memory or CPU cap when the tree's total passes it."""
+    """Sample the tree every POLL_S; trip a cap when the tree's total passes it."""
     memory = limits.memory_mb * 1024 * 1024 if limits.memory_mb is not None else None
     while True:
         try:
-            rss, cpu = await asyncio.to_thread(tree.sample)
+            rss, cpu, count = await asyncio.to_thread(tree.measure)
         except Exception:
             # Keep enforcing: one failed sample must not switch the caps off for this command.
             _log.exception("process tree sample failed")
@@ -182,6 +182,8 @@ async def _watch(
             state["cap"] = "memory"
         elif limits.cpu_s is not None and cpu > limits.cpu_s:
             state["cap"] = "cpu"
+        elif limits.max_processes is not None and count > limits.max_processes:
+            state["cap"] = "processes"
         if "cap" in state:
             tripped.set()
             return

@@ -3,8 +3,9 @@
 The filter answers EPERM (not kill) for syscalls a build or test command never needs but an
 escape attempt does: mounts and the new mount API (which could undo the read-only view inside a
 user namespace), ptrace and cross-process memory access, kernel modules, kexec, bpf,
-perf_event_open, swap and reboot. Everything else is allowed. Only x86_64 and aarch64 are known;
-elsewhere `deny_list_program` returns None and the layer is reported as absent.
+perf_event_open, swap and reboot; and `socket(AF_VSOCK, ...)`, because a virtual machine's host
+sockets are not confined by a network namespace. Everything else is allowed. Only x86_64 and
+aarch64 are known; elsewhere `deny_list_program` returns None and the layer is reported as absent.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ _MOUNT_API = {
     "mount_setattr": 442,
 }
 
+_SOCKET = {"x86_64": 41, "aarch64": 198}
+AF_VSOCK = 40
+_ARG0 = 16
+"""Offset of the low 32 bits of args[0] in struct seccomp_data (both architectures are
+little-endian)."""
+
 _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
 _JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
@@ -92,7 +99,7 @@ def deny_list_program(machine: str | None = None) -> bytes | None:
 
     Layout: a foreign architecture (e.g. 32-bit `int 0x80` calls on x86_64, whose numbers differ)
     gets EPERM for everything; on x86_64 any x32 number gets EPERM; then one compare per denied
-    syscall; then allow.
+    syscall; then `socket` with the family AF_VSOCK; then allow.
     """
     arch = machine or platform.machine()
     if arch not in _AUDIT_ARCH:
@@ -104,11 +111,16 @@ def deny_list_program(machine: str | None = None) -> bytes | None:
         _insn(_RET_K, 0, 0, _RET_EPERM),
         _insn(_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
     ]
+    # The family check after the list: 3 instructions between the last compare and ALLOW.
+    tail = 3
     if arch == "x86_64":
-        prog.append(_insn(_JGE_K, len(numbers) + 1, 0, _X32_BIT))
+        prog.append(_insn(_JGE_K, len(numbers) + tail + 1, 0, _X32_BIT))
     for index, number in enumerate(numbers):
         # On a match jump to the EPERM return that follows the final ALLOW.
-        prog.append(_insn(_JEQ_K, len(numbers) - index, 0, number))
+        prog.append(_insn(_JEQ_K, len(numbers) - index + tail, 0, number))
+    prog.append(_insn(_JEQ_K, 0, 2, _SOCKET[arch]))  # not socket(): on to ALLOW
+    prog.append(_insn(_LD_W_ABS, 0, 0, _ARG0))  # the address family
+    prog.append(_insn(_JEQ_K, 1, 0, AF_VSOCK))  # AF_VSOCK: to EPERM
     prog.append(_insn(_RET_K, 0, 0, _RET_ALLOW))
     prog.append(_insn(_RET_K, 0, 0, _RET_EPERM))
     return b"".join(prog)

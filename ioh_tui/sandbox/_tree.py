@@ -2,6 +2,12 @@
 
 Blocking (reads /proc); the runner calls it through `asyncio.to_thread`, except on the
 cancellation path, where killing synchronously is the point.
+
+Every sample and every kill round reads the process table once (`_scan`) and walks it from the
+leader and from every process seen before, so the cost is linear in the number of processes.
+The first version asked psutil for each known process's descendants, which rescans /proc once per
+process ever seen: a 3 s cap on a 1,023-process tree returned after 25 s under bwrap and 34 s on
+the floor (issue 18, item 6; benchmarks/bench_sandbox_teardown.py).
 """
 
 from __future__ import annotations
@@ -9,8 +15,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 import psutil
 
@@ -18,13 +28,58 @@ _KILL_ROUNDS = 8
 """A process can fork between our snapshot and our SIGKILL; each round kills what the previous
 round's victims managed to start. Killed processes cannot fork, so a few rounds always converge."""
 
+_ROUND_PAUSE_S = 0.005
+"""SIGKILL is delivered asynchronously: give the victims a moment to die before the next scan."""
 
-def _alive(proc: psutil.Process) -> bool:
-    try:
-        # is_running() also compares the creation time, so a reused pid never counts as ours.
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+_LINUX = sys.platform.startswith("linux")
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    ppid: int
+    start: float
+    """Creation time (seconds since the epoch); with the pid, the identity of a process."""
+    zombie: bool
+
+
+@dataclass(slots=True)
+class _Clock:
+    boot: float = 0.0
+    hz: int = 100
+
+
+_clock = _Clock()
+if _LINUX:
+    with contextlib.suppress(OSError, ValueError, psutil.Error):
+        _clock.boot = psutil.boot_time()
+        _clock.hz = os.sysconf("SC_CLK_TCK")
+
+
+def _scan() -> dict[int, _Row]:
+    """The whole process table in one pass: pid to (parent, creation time, zombie)."""
+    if not _LINUX:
+        return _scan_psutil()
+    table: dict[int, _Row] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and (row := _scan_pid(int(name))) is not None:
+            table[int(name)] = row
+    return table
+
+
+def _scan_psutil() -> dict[int, _Row]:
+    table: dict[int, _Row] = {}
+    for proc in psutil.process_iter(["ppid", "create_time", "status"]):
+        info = proc.info
+        if info["ppid"] is None or info["create_time"] is None:
+            continue
+        zombie = info["status"] == psutil.STATUS_ZOMBIE
+        table[proc.pid] = _Row(info["ppid"], info["create_time"], zombie)
+    return table
+
+
+def _same(row: _Row | None, start: float) -> bool:
+    """The pid still names the process we saw (its creation time matches within a tick)."""
+    return row is not None and abs(row.start - start) < 0.05
 
 
 class ProcessTree:
@@ -42,53 +97,77 @@ class ProcessTree:
                 namespace already guarantees that nothing outlives the leader's namespace.
             wrapped: the leader and its direct children are the backend's wrapper (bwrap and its
                 namespace init, or unshare and the launcher); their memory is not the command's.
+                Killing those children ends the PID namespace, and with it the whole tree.
         """
         self.leader_pid = leader_pid
         self._marker = marker
         self._wrapped = wrapped
         self._since = time.time() - 1.0
-        self._seen: dict[int, psutil.Process] = {}
+        self._seen: dict[int, float] = {}
+        """pid to creation time of every process ever found in the tree (the leader included)."""
+        self._procs: dict[int, psutil.Process] = {}
         self._lock = threading.Lock()
-        """Guards `_seen`: a sample still running in its thread can overlap the final kill's."""
-        try:
-            self._leader: psutil.Process | None = psutil.Process(leader_pid)
-        except psutil.Error:
-            self._leader = None
+        """Guards `_seen` and `_procs`: a sample still running in its thread can overlap the
+        final kill's."""
+        row = _scan_one(leader_pid)
+        if row is not None:
+            self._seen[leader_pid] = row.start
         self.peak_rss = 0
         """Largest summed RSS (bytes) of the live tree in any sample."""
         self.cpu_s = 0.0
         """Largest summed CPU time (user + system, seconds) of the tree in any sample."""
 
+    def _walk(self, table: dict[int, _Row]) -> list[int]:
+        """Live pids of the tree in `table`: descendants of the leader and of every one seen."""
+        children: defaultdict[int, list[int]] = defaultdict(list)
+        for pid, row in table.items():
+            children[row.ppid].append(pid)
+        with self._lock:
+            roots = [pid for pid, start in self._seen.items() if _same(table.get(pid), start)]
+        found: set[int] = set()
+        stack = list(roots)
+        while stack:
+            pid = stack.pop()
+            if pid in found:
+                continue
+            found.add(pid)
+            stack.extend(children.get(pid, ()))
+        with self._lock:
+            for pid in found:
+                self._seen.setdefault(pid, table[pid].start)
+        return [pid for pid in found if not table[pid].zombie]
+
     def members(self) -> list[psutil.Process]:
         """Live processes of the tree: the leader's descendants plus every one seen before."""
-        found: dict[int, psutil.Process] = {}
-        roots: list[psutil.Process] = []
-        if self._leader is not None and _alive(self._leader):
-            roots.append(self._leader)
-        with self._lock:
-            seen = list(self._seen.values())
-        roots.extend(p for p in seen if _alive(p))
-        for root in roots:
-            found[root.pid] = root
-            with contextlib.suppress(psutil.Error):
-                for child in root.children(recursive=True):
-                    found.setdefault(child.pid, child)
-        with self._lock:
-            for pid, proc in found.items():
-                if pid != self.leader_pid:
-                    self._seen.setdefault(pid, proc)
-        return [p for p in found.values() if _alive(p)]
+        return self._processes(self._walk(_scan()))
 
-    def sample(self) -> tuple[int, float]:
-        """Refresh the member set and return (RSS bytes, CPU seconds) of the tree.
+    def _processes(self, pids: Iterable[int]) -> list[psutil.Process]:
+        out: list[psutil.Process] = []
+        with self._lock:
+            for pid in pids:
+                proc = self._procs.get(pid)
+                if proc is None:
+                    try:
+                        proc = psutil.Process(pid)
+                    except psutil.Error:
+                        continue
+                    self._procs[pid] = proc
+                out.append(proc)
+        return out
+
+    def measure(self) -> tuple[int, float, int]:
+        """Refresh the member set; (RSS bytes, CPU seconds, live processes) of the tree.
 
         CPU adds each live member's reaped-children times, so work done by descendants that
         already exited (and were waited for inside the tree) still counts against the cap.
+        The wrappers' memory and the wrappers themselves are not the command's.
         """
+        table = _scan()
+        pids = self._walk(table)
+        wrappers = self._wrappers(table)
         rss = 0
         cpu = 0.0
-        wrappers = self._wrappers()
-        for proc in self.members():
+        for proc in self._processes(pids):
             try:
                 with proc.oneshot():
                     if proc.pid not in wrappers:
@@ -99,56 +178,108 @@ class ProcessTree:
             cpu += times.user + times.system + times.children_user + times.children_system
         self.peak_rss = max(self.peak_rss, rss)
         self.cpu_s = max(self.cpu_s, cpu)
-        return rss, cpu
+        return rss, cpu, len([p for p in pids if p not in wrappers])
 
-    def _wrappers(self) -> set[int]:
-        if not self._wrapped or self._leader is None:
+    def _wrappers(self, table: dict[int, _Row]) -> set[int]:
+        if not self._wrapped:
             return set()
-        try:
-            return {self.leader_pid, *(c.pid for c in self._leader.children())}
-        except psutil.Error:
-            return {self.leader_pid}
+        return {self.leader_pid, *self._namespace_inits(table)}
 
-    def _marked(self, known: set[int]) -> list[psutil.Process]:
+    def _namespace_inits(self, table: dict[int, _Row]) -> list[int]:
+        """The leader's direct children: PID 1 of the namespace under bwrap and unshare."""
+        leader = table.get(self.leader_pid)
+        if leader is None or not _same(leader, self._seen.get(self.leader_pid, -1.0)):
+            return []
+        return [pid for pid, row in table.items() if row.ppid == self.leader_pid]
+
+    def _marked(self, table: dict[int, _Row], known: set[int]) -> list[int]:
         if self._marker is None:
             return []
         key, token = self._marker
+        needle = f"{key}={token}".encode()
         own = os.getpid()
-        out: list[psutil.Process] = []
-        for proc in psutil.process_iter(["create_time"]):
-            if proc.pid in known or proc.pid == own:
+        out: list[int] = []
+        for pid, row in table.items():
+            if pid in known or pid == own or row.start < self._since or row.zombie:
                 continue
-            try:
-                if proc.info["create_time"] < self._since:
-                    continue
-                if proc.environ().get(key) == token:
-                    out.append(proc)
-            except psutil.Error:
-                continue
+            if needle in _environ(pid):
+                out.append(pid)
         return out
 
     def kill_all(self) -> None:
         """SIGKILL the whole tree, escapees included, until nothing of it is left alive."""
-        for _ in range(_KILL_ROUNDS):
-            victims = self.members()
-            victims += self._marked({p.pid for p in victims})
+        table = _scan()
+        if self._wrapped:
+            # The namespace's PID 1 dying makes the kernel kill everything in the namespace in
+            # one step, however many processes it holds.
+            for pid in self._namespace_inits(table):
+                _kill(pid)
+        for round_ in range(_KILL_ROUNDS):
+            if round_:
+                time.sleep(_ROUND_PAUSE_S * round_)
+                table = _scan()
+            victims = self._walk(table)
+            victims += self._marked(table, set(victims))
+            if not victims:
+                return
             # The group kill is atomic for everything still in the leader's group, so a forking
-            # loop in that group cannot outrun the per-process kills below.
-            if any(_pgid(p) == self.leader_pid for p in victims):
+            # loop in that group cannot outrun the per-process kills below. Only while one of
+            # ours is in it: otherwise the number may name someone else's group by now.
+            if any(_pgid(pid) == self.leader_pid for pid in victims):
                 with contextlib.suppress(OSError):
                     os.killpg(self.leader_pid, signal.SIGKILL)
-            alive = [p for p in victims if _alive(p)]
-            if not alive:
-                return
-            for proc in alive:
+            for pid in victims:
                 with self._lock:
-                    self._seen.setdefault(proc.pid, proc)
-                with contextlib.suppress(psutil.Error):
-                    proc.kill()
+                    self._seen.setdefault(pid, table[pid].start)
+                _kill(pid)
 
 
-def _pgid(proc: psutil.Process) -> int | None:
+def _scan_one(pid: int) -> _Row | None:
+    if _LINUX:
+        return _scan_pid(pid)
     try:
-        return os.getpgid(proc.pid)
+        proc = psutil.Process(pid)
+        return _Row(proc.ppid(), proc.create_time(), proc.status() == psutil.STATUS_ZOMBIE)
+    except psutil.Error:
+        return None
+
+
+def _scan_pid(pid: int) -> _Row | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            raw = stat.read()
+    except OSError:
+        return None
+    # The command name is in parentheses and may contain anything, so split after the last ')'.
+    fields = raw[raw.rfind(b")") + 2 :].split()
+    if len(fields) < 20:
+        return None
+    return _Row(
+        int(fields[1]), _clock.boot + int(fields[19]) / _clock.hz, fields[0] in (b"Z", b"X")
+    )
+
+
+def _environ(pid: int) -> bytes:
+    if _LINUX:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as env:
+                return b"\0" + env.read()
+        except OSError:
+            return b""
+    try:
+        pairs = psutil.Process(pid).environ()
+    except psutil.Error:
+        return b""
+    return b"\0" + b"\0".join(f"{k}={v}".encode() for k, v in pairs.items())
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
     except OSError:
         return None

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-CapHit = Literal["cpu", "wall", "memory", "output"]
+CapHit = Literal["cpu", "wall", "memory", "output", "processes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,10 @@ class Limits:
     """RLIMIT_AS backstop behind the RSS monitor. None derives it from `memory_mb`
     (2 x memory + 256 MB, because runtimes reserve far more address space than they touch);
     0 disables it (for runtimes such as V8 that reserve huge address ranges up front)."""
+    max_processes: int | None = None
+    """Live processes in the command's tree (wrappers not counted); past it the whole tree is
+    killed (`cap_hit="processes"`). Enforced by the monitor on every rung, not by RLIMIT_NPROC,
+    which counts every process of the user (or none, for root) rather than this command's."""
 
 
 DEFAULT_LIMITS = Limits()
@@ -37,6 +41,14 @@ that keeps the size (`a - b` to `a + b`) would run the stale cached module. Neve
 
 GATE_LIMITS = Limits(cpu_s=60, wall_s=120, memory_mb=2048)
 """The verification gate's caps (the original's `SandboxLimits::default()`)."""
+
+EXEC_LIMITS = Limits(cpu_s=600, memory_mb=2048, max_processes=512)
+"""The caps on every command the agent runs (`exec`); its wall clock is the tool's timeout.
+
+The adversary's 2 GiB allocation, CPU spin and 1,023-process tree each ran to completion under the
+wall clock alone (issue 18, item 5). Memory is the gate's; CPU allows a long multi-core build
+(600 CPU-seconds, under the 900 s wall clock); 512 processes is far above a parallel build or test
+run and far below a fork bomb."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,7 @@ from ioh_tui.sandbox._runner import (
     unavailable,
 )
 from ioh_tui.sandbox._seccomp import deny_list_program
+from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 _EXEC_FAILED = "bwrap: execvp "
@@ -57,7 +58,14 @@ class BwrapSandbox:
         # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
         for path in _bind_order(cwd, writable):
             opts += ["--bind", str(path), str(path)]
-        dirs, files = secret_paths([cwd, *writable])
+        keep = [cwd, *writable]
+        # Host unix sockets: a read-only bind does not stop connect() (see _sockets).
+        runtime = [] if network else runtime_dirs(keep)
+        for hidden in runtime:
+            opts += ["--tmpfs", hidden, "--remount-ro", hidden]
+        for sock in bound_sockets(runtime, keep):
+            opts += ["--ro-bind", "/dev/null", sock]
+        dirs, files = secret_paths(keep)
         for secret in dirs:
             opts += ["--tmpfs", secret, "--remount-ro", secret]
         for secret in files:

@@ -24,6 +24,7 @@ from ioh_tui.sandbox._runner import (
     unavailable,
 )
 from ioh_tui.sandbox._seccomp import deny_list_program
+from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 
 _LAUNCHER = Path(_ns_launcher.__file__).resolve()
@@ -70,13 +71,17 @@ class NamespacesSandbox:
         The payload follows `--` as separate arguments; it is never interpolated into any script.
         """
         program = deny_list_program()
-        dirs, files = secret_paths([cwd, *writable])
+        keep = [cwd, *writable]
+        runtime = [] if network else runtime_dirs(keep)
+        dirs, files = secret_paths(keep)
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],
             "readonly": kept_under_tmp(os.environ.get("PATH", "")),
             "mask_dirs": dirs,
             "mask_files": files,
+            "mask_runtime": runtime,
+            "mask_sockets": bound_sockets(runtime, keep),
             "loopback": not network,
             "seccomp": program.hex() if program else None,
         }

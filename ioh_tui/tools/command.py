@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shlex
 from collections.abc import Mapping
 from typing import Any
 
 from ioh_tui.core.acts import Act
-from ioh_tui.sandbox.base import QUIET_ENV, ExecResult, Limits
+from ioh_tui.sandbox.base import EXEC_LIMITS, QUIET_ENV, ExecResult
 from ioh_tui.tools.base import (
     ArgumentError,
     Deferral,
@@ -59,8 +60,10 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
             return ToolResult(
                 f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False
             )
+    # Every command gets CPU, memory and process caps as well as the wall clock (issue 18).
+    limits = dataclasses.replace(EXEC_LIMITS, wall_s=wall)
     result = await ctx.sandbox.run(
-        argv, ctx.workspace.root, limits=Limits(wall_s=wall), env=QUIET_ENV, on_output=ctx.on_output
+        argv, ctx.workspace.root, limits=limits, env=QUIET_ENV, on_output=ctx.on_output
     )
     note = f"\n{answer.note}" if answer.note else ""
     return ToolResult(
