@@ -59,6 +59,9 @@ class Launch:
     """Put a per-run token in the environment so teardown can find escapees (no PID namespace)."""
     wrapped: bool = False
     """A wrapper reports the payload's signal death as exit status 128 + signal."""
+    reaper: bool = False
+    """The leader is the floor's subreaper (`_reaper.py`): orphans stay its descendants, it is
+    not the command's (no memory, no process count) and it is killed last."""
 
 
 async def run_capped(
@@ -111,7 +114,7 @@ async def run_capped(
     except (OSError, subprocess.SubprocessError) as exc:
         raise SandboxError(f"{backend}: cannot start {argv[0]!r}: {exc}") from exc
 
-    tree = ProcessTree(transport.get_pid(), marker, wrapped=launch.wrapped)
+    tree = ProcessTree(transport.get_pid(), marker, wrapped=launch.wrapped, reaper=launch.reaper)
     try:
         cap = await _supervise(tree, capture, limits)
     except BaseException:

@@ -86,7 +86,12 @@ class ProcessTree:
     """The leader, its descendants, and every descendant ever seen (escapees keep counting)."""
 
     def __init__(
-        self, leader_pid: int, marker: tuple[str, str] | None, *, wrapped: bool = False
+        self,
+        leader_pid: int,
+        marker: tuple[str, str] | None,
+        *,
+        wrapped: bool = False,
+        reaper: bool = False,
     ) -> None:
         """Start tracking.
 
@@ -98,10 +103,14 @@ class ProcessTree:
             wrapped: the leader and its direct children are the backend's wrapper (bwrap and its
                 namespace init, or unshare and the launcher); their memory is not the command's.
                 Killing those children ends the PID namespace, and with it the whole tree.
+            reaper: the leader is the floor's subreaper: every orphan of the command is
+                reparented to it, so it is killed only once nothing else of the tree is left
+                (an orphan of a later death would otherwise go to init, out of the tree).
         """
         self.leader_pid = leader_pid
         self._marker = marker
         self._wrapped = wrapped
+        self._reaper = reaper
         self._since = time.time() - 1.0
         self._seen: dict[int, float] = {}
         """pid to creation time of every process ever found in the tree (the leader included)."""
@@ -181,6 +190,8 @@ class ProcessTree:
         return rss, cpu, len([p for p in pids if p not in wrappers])
 
     def _wrappers(self, table: dict[int, _Row]) -> set[int]:
+        if self._reaper:
+            return {self.leader_pid}
         if not self._wrapped:
             return set()
         return {self.leader_pid, *self._namespace_inits(table)}
@@ -222,10 +233,15 @@ class ProcessTree:
             victims += self._marked(table, set(victims))
             if not victims:
                 return
+            spare = self._reaper and len(victims) > 1
+            if spare:
+                # The subreaper last (and so no group kill, which would take it too): while it
+                # lives, whatever a victim forks before dying stays in the tree.
+                victims = [pid for pid in victims if pid != self.leader_pid]
             # The group kill is atomic for everything still in the leader's group, so a forking
             # loop in that group cannot outrun the per-process kills below. Only while one of
             # ours is in it: otherwise the number may name someone else's group by now.
-            if any(_pgid(pid) == self.leader_pid for pid in victims):
+            if not spare and any(_pgid(pid) == self.leader_pid for pid in victims):
                 with contextlib.suppress(OSError):
                     os.killpg(self.leader_pid, signal.SIGKILL)
             for pid in victims:

@@ -2,12 +2,71 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import ioh_tui.sandbox._reaper as _reaper
 from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
-from ioh_tui.sandbox._runner import Launch, check_argv, resolve_dirs, run_capped
+from ioh_tui.sandbox._runner import (
+    Launch,
+    check_argv,
+    resolve_dirs,
+    resolve_program,
+    run_capped,
+    unavailable,
+)
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+
+_REAPER = str(Path(_reaper.__file__).resolve())
+_EXEC_FAILED = "ioh-sandbox: exec "
+REAPED = sys.platform.startswith("linux")
+"""Whether commands run under the subreaper (`_reaper.py`); it needs Linux's prctl."""
+
+
+async def run_reaped(
+    argv: Sequence[str],
+    env: dict[str, str],
+    cwd: Path,
+    limits: Limits,
+    backend: str,
+    on_output: OutputSink | None,
+    *,
+    rlimited: bool,
+) -> ExecResult:
+    """Run `argv` directly, under the subreaper where there is one, and report how it ended.
+
+    The subreaper keeps a daemon that leaves the tree and clears its environment inside the tree
+    teardown walks (issue 18, item 13); it costs one interpreter start (`python -I -S`).
+    """
+    if not REAPED:
+        launch = Launch(
+            argv=list(argv),
+            env=env,
+            cwd=cwd,
+            rlimits=rlimits_for(limits) if rlimited else (),
+            marked=True,
+        )
+        return await run_capped(
+            launch, argv=argv, limits=limits, backend=backend, on_output=on_output
+        )
+    if resolve_program(argv[0], env.get("PATH", ""), cwd) is None:
+        return unavailable(argv, backend, f"{argv[0]}: command not found")
+    launch = Launch(
+        argv=[sys.executable, "-I", "-S", _REAPER, "--", *argv],
+        env=env,
+        cwd=cwd,
+        rlimits=rlimits_for(limits) if rlimited else (),
+        marked=True,
+        reaper=True,
+    )
+    result = await run_capped(
+        launch, argv=argv, limits=limits, backend=backend, on_output=on_output
+    )
+    first = result.stderr.partition("\n")[0]
+    if result.exit_code == _reaper.EXEC_FAILED and first.startswith(_EXEC_FAILED):
+        return unavailable(argv, backend, first)
+    return result
 
 
 class FloorSandbox:
@@ -40,16 +99,8 @@ class FloorSandbox:
         """
         check_argv(argv)
         cwd, _ = resolve_dirs(cwd, ())
-        launch = Launch(
-            argv=list(argv),
-            env=scrubbed_env(extra=env, network=network),
-            cwd=cwd,
-            rlimits=rlimits_for(limits),
-            marked=True,
-        )
-        return await run_capped(
-            launch, argv=argv, limits=limits, backend=self.backend, on_output=on_output
-        )
+        env = scrubbed_env(extra=env, network=network)
+        return await run_reaped(argv, env, cwd, limits, self.backend, on_output, rlimited=True)
 
 
 class NoneSandbox:
@@ -78,12 +129,5 @@ class NoneSandbox:
         """Run `argv` in `cwd` with the parent's privileges (see `Sandbox.run`)."""
         check_argv(argv)
         cwd, _ = resolve_dirs(cwd, ())
-        launch = Launch(
-            argv=list(argv),
-            env=scrubbed_env(extra=env, network=True, inherit_all=True),
-            cwd=cwd,
-            marked=True,
-        )
-        return await run_capped(
-            launch, argv=argv, limits=limits, backend=self.backend, on_output=on_output
-        )
+        env = scrubbed_env(extra=env, network=True, inherit_all=True)
+        return await run_reaped(argv, env, cwd, limits, self.backend, on_output, rlimited=False)

@@ -1,0 +1,118 @@
+"""Subreaper for the floor and `none`: `python -I -S _reaper.py -- ARGV`.
+
+Standalone on purpose (standard library only, no ioh_tui import), like `_ns_launcher.py`. Without
+a PID namespace, a daemon (fork, setsid, fork, exec) leaves the command's process tree: it is
+reparented to init, and a daemon that also clears its environment carries no marker teardown could
+find (issue 18, item 13). This process marks itself a child subreaper
+(`prctl(PR_SET_CHILD_SUBREAPER)`), so every orphan of the command is reparented to it instead and
+stays inside the tree the supervisor walks. It:
+
+1. forks the payload, which restores the default action of the signals Python ignores (SIGPIPE,
+   SIGXFSZ) and execs ARGV (never through a shell);
+2. reaps every child until the payload exits;
+3. SIGKILLs whatever the payload left behind (all of it is now its child or below one), until
+   it has no children left;
+4. ends the way the payload ended: the same exit status, or the same signal.
+
+A payload that cannot be executed exits 127 with one line on stderr starting `ioh-sandbox: exec`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+from typing import NoReturn
+
+EXEC_FAILED = 127
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _children() -> list[int]:
+    me = os.getpid()
+    try:
+        with open(f"/proc/self/task/{me}/children") as listing:
+            return [int(pid) for pid in listing.read().split()]
+    except OSError:
+        pass
+    # Kernels without CONFIG_PROC_CHILDREN: the parent field of every process.
+    found: list[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                raw = stat.read()
+        except OSError:
+            continue
+        fields = raw[raw.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            found.append(int(name))
+    return found
+
+
+def _sweep() -> None:
+    """Kill every child (orphans arrive as children) and reap, until none is left."""
+    while True:
+        children = _children()
+        if not children:
+            return
+        for pid in children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for _ in children:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+            except InterruptedError:
+                continue
+
+
+def _payload(argv: list[str]) -> NoReturn:
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ):
+        signal.signal(sig, signal.SIG_DFL)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        sys.stderr.write(f"ioh-sandbox: exec {argv[0]}: {exc.strerror or exc}\n")
+        sys.stderr.flush()
+    os._exit(EXEC_FAILED)
+
+
+def _wait_for(child: int) -> int:
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except InterruptedError:
+            continue
+        if pid == child:
+            return status
+
+
+def main() -> None:
+    """Run the payload as a subreaper; sweep what it left; end as it ended."""
+    argv = sys.argv[2:]
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.stderr.write("ioh-sandbox: cannot become a subreaper\n")
+    # Our own output must never be what stops us: the payload has the pipes too.
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    child = os.fork()
+    if child == 0:
+        _payload(argv)
+    status = _wait_for(child)
+    _sweep()
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)  # a signal whose default action is to ignore it
+    os._exit(os.waitstatus_to_exitcode(status))
+
+
+if __name__ == "__main__":
+    main()
