@@ -21,14 +21,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ioh_tui.core.codec import completion_from_json, completion_to_json, message_to_json
 from ioh_tui.core.errors import ConfigError, ProviderError
 from ioh_tui.core.transcript import (
     AttemptSink,
     Completion,
     Request,
     StreamSink,
-    ToolCall,
-    Usage,
 )
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.pieces import completion_pieces
@@ -44,15 +43,7 @@ from ioh_tui.providers.retry import call_with_retries
 def request_to_json(request: Request) -> dict[str, Any]:
     """The request as plain JSON data (every field, defaults included, so keys are stable)."""
     return {
-        "messages": [
-            {
-                "role": m.role,
-                "content": m.content,
-                "tool_calls": [_call_to_json(c) for c in m.tool_calls],
-                "tool_call_id": m.tool_call_id,
-            }
-            for m in request.messages
-        ],
+        "messages": [message_to_json(m) for m in request.messages],
         "tools": [
             {"name": t.name, "description": t.description, "parameters": dict(t.parameters)}
             for t in request.tools
@@ -66,57 +57,6 @@ def request_key(request: Mapping[str, Any]) -> str:
     """sha256 of the canonical JSON of a request (as `request_to_json` gives it)."""
     canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
-
-
-def completion_to_json(completion: Completion) -> dict[str, Any]:
-    """A completion as plain JSON data."""
-    usage = completion.usage
-    return {
-        "text": completion.text,
-        "thinking": completion.thinking,
-        "tool_calls": [_call_to_json(c) for c in completion.tool_calls],
-        "usage": None
-        if usage is None
-        else {
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "cache_read_tokens": usage.cache_read_tokens,
-            "cache_write_tokens": usage.cache_write_tokens,
-            "reasoning_tokens": usage.reasoning_tokens,
-            "cost_usd": usage.cost_usd,
-        },
-        "stop_reason": completion.stop_reason,
-        "model": completion.model,
-        "ttft_ms": completion.ttft_ms,
-        "latency_ms": completion.latency_ms,
-    }
-
-
-def completion_from_json(data: Mapping[str, Any]) -> Completion:
-    """The inverse of `completion_to_json`."""
-    usage = data.get("usage")
-    return Completion(
-        text=data.get("text", ""),
-        thinking=data.get("thinking", ""),
-        tool_calls=tuple(
-            ToolCall(c["id"], c["name"], c["arguments"], c.get("arguments_error"))
-            for c in data.get("tool_calls", [])
-        ),
-        usage=None if usage is None else Usage(**usage),
-        stop_reason=data.get("stop_reason"),
-        model=data.get("model"),
-        ttft_ms=data.get("ttft_ms"),
-        latency_ms=data.get("latency_ms"),
-    )
-
-
-def _call_to_json(call: ToolCall) -> dict[str, Any]:
-    return {
-        "id": call.id,
-        "name": call.name,
-        "arguments": dict(call.arguments),
-        "arguments_error": call.arguments_error,
-    }
 
 
 class Recorder:
