@@ -38,8 +38,11 @@ def _matches(pattern: str, act: Act, target: str) -> bool:
     if act is Act.EXEC:  # also its program, and both without the program's directory
         words = shlex.split(target) if _splits(target) else target.split()
         if words:
-            name = words[0].split("/")[-1]
-            forms += [shlex.join(words), words[0], shlex.join([name, *words[1:]]), name]
+            forms += [shlex.join(words), words[0]]
+            # A program path ending in `/` names no program: it has no name form (shlex would
+            # quote the empty name as `''`, which two-character patterns would then match).
+            if name := words[0].split("/")[-1]:
+                forms += [shlex.join([name, *words[1:]]), name]
     patterns = [pattern]
     if act in (Act.READ, Act.WRITE):  # also in the form targets take (`./a/`, `/a` as `a/*`, `a`)
         kept = [part for part in pattern.split("/") if part not in ("", ".")]
