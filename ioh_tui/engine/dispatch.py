@@ -97,6 +97,8 @@ async def _run(
         workspace=p.workspace,
         decide=decider,
         visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
+        # A search shows a file's lines only where reading it needs no one's answer.
+        readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
         subject=s.contract.subject,
