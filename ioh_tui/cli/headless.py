@@ -85,6 +85,12 @@ def _progress_line(event: ev.Event) -> str | None:
             return line
         case ev.StepStarted():
             return f"step {event.step}"
+        case _:
+            return _within_step(event)
+
+
+def _within_step(event: ev.Event) -> str | None:
+    match event:
         case ev.ToolCallFinished():
             mark = "refused" if event.refused else ("ok" if event.ok else "failed")
             return f"  {event.name}: {event.summary} ({mark})"
@@ -94,6 +100,10 @@ def _progress_line(event: ev.Event) -> str | None:
             return f"  approval {event.request_id}: {event.decision}"
         case ev.RetryScheduled():
             return f"  retry after {event.error_kind} in {event.delay_ms} ms"
+        case ev.ContextCompacted():
+            return f"  context compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
+        case ev.NoteAdded():
+            return f"  note: {event.text}"
         case ev.VerificationFinished():
             return f"  gate {event.status}: {event.detail.splitlines()[0] if event.detail else ''}"
         case _:

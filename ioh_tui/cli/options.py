@@ -61,6 +61,18 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--time-budget", type=_positive_float, metavar="SECONDS")
     p.add_argument("--token-budget", type=_positive_int)
     p.add_argument("--max-retries", type=_non_negative_int)
+    p.add_argument(
+        "--stall-after",
+        type=_non_negative_int,
+        metavar="N",
+        help="repeated or idle steps in a row that end the run stalled (default 5; 0: never)",
+    )
+    p.add_argument(
+        "--context-window",
+        type=_positive_int,
+        metavar="TOKENS",
+        help="the model's context window (default: the shipped table's, by model name)",
+    )
     p.add_argument("--policy", help="a TOML policy stacked over the default tiers")
     p.add_argument("--store", default=argparse.SUPPRESS, help="the SQLite store")
     p.add_argument(
@@ -138,6 +150,10 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
         if args.max_retries is not None
         else fields.get("max_retries"),
         "exec_timeout_s": fields.get("exec_timeout_s"),
+        "stall_after": args.stall_after
+        if args.stall_after is not None
+        else fields.get("stall_after"),
+        "context_window": args.context_window or fields.get("context_window"),
     }
     contract = replace(contract, **{k: v for k, v in budgets.items() if v is not None})
     return contract, policy_toml
@@ -168,6 +184,8 @@ def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
         ("time_budget", "time_budget_s"),
         ("token_budget", "token_budget"),
         ("tree_token_budget", "max_total_tokens"),
+        ("stall_after", "stall_after"),
+        ("context_window", "context_window"),
     ):
         if getattr(args, flag, None) is not None:
             out[key] = getattr(args, flag)

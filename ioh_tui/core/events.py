@@ -161,6 +161,25 @@ class RetryScheduled(Event):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ContextCompacted(Event):
+    """The oldest turns were summarised by the model to fit the window (the summary is stored)."""
+
+    kind: ClassVar[str] = "context_compacted"
+    step: int
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NoteAdded(Event):
+    """The agent kept a note (pinned in every later turn's context)."""
+
+    kind: ClassVar[str] = "note_added"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StepFinished(Event):
     """A step was committed."""
 
@@ -254,6 +273,8 @@ EngineEvent = (
     | ApprovalResolved
     | UsageReported
     | RetryScheduled
+    | ContextCompacted
+    | NoteAdded
     | StepFinished
     | AgentSpawned
     | AgentFinished
@@ -278,6 +299,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalResolved,
         UsageReported,
         RetryScheduled,
+        ContextCompacted,
+        NoteAdded,
         StepFinished,
         AgentSpawned,
         AgentFinished,

@@ -45,6 +45,10 @@ class TaskContract:
     max_retries: int = 2
     exec_timeout_s: float = 900.0
     constraints: tuple[str, ...] = ()
+    stall_after: int = 5
+    """Repeated or no-progress steps in a row that make a stall (0: never)."""
+    context_window: int | None = None
+    """The model's context window in tokens (None: the shipped table's, by model name)."""
 
     @classmethod
     def single_file(cls, goal: str, path: str | Path, verification: Criterion) -> TaskContract:
@@ -77,6 +81,16 @@ class TaskContract:
             raise ConfigError("max_retries must be >= 0")
         return replace(self, max_retries=n)
 
+    def with_stall_after(self, n: int) -> TaskContract:
+        """A copy whose run stalls after `n` repeated or no-progress steps (0: never)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise ConfigError(f"stall_after must be a whole number >= 0, not {n!r}")
+        return replace(self, stall_after=n)
+
+    def with_context_window(self, tokens: int) -> TaskContract:
+        """A copy working within a context window of `tokens` (overrides the shipped table)."""
+        return replace(self, context_window=int(_positive(tokens, "context_window")))
+
     def budgets(self) -> dict[str, Any]:
         """The budgets, as reported in `run_started`."""
         return {
@@ -84,6 +98,7 @@ class TaskContract:
             "time_budget_s": self.time_budget_s,
             "token_budget": self.token_budget,
             "max_retries": self.max_retries,
+            "stall_after": self.stall_after,
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,6 +111,7 @@ class TaskContract:
             "verification": self.verification.to_dict(),
             "constraints": list(self.constraints),
             "exec_timeout_s": self.exec_timeout_s,
+            "context_window": self.context_window,
             **self.budgets(),
         }
 
@@ -114,6 +130,9 @@ class TaskContract:
             max_retries=int(data.get("max_retries", 2)),
             exec_timeout_s=float(data.get("exec_timeout_s", 900.0)),
             constraints=tuple(data.get("constraints", ())),
+            # Runs stored before stall detection existed keep running without it.
+            stall_after=int(data.get("stall_after", 0)),
+            context_window=data.get("context_window"),
         )
 
 
@@ -152,7 +171,15 @@ class ContractFile:
 
 
 _TOP = {"goal", "mode", "workspace", "file", "verification", "budgets", "constraints", "policy"}
-_BUDGETS = {"max_steps", "time_budget_s", "token_budget", "max_retries", "exec_timeout_s"}
+_BUDGETS = {
+    "max_steps",
+    "time_budget_s",
+    "token_budget",
+    "max_retries",
+    "exec_timeout_s",
+    "stall_after",
+    "context_window",
+}
 _VERIFY = {"kind", "argv", "expect_exit", "needle", "text", "file"}
 
 
@@ -253,3 +280,8 @@ def check_contract(contract: TaskContract) -> None:
         )
     if contract.mode == "single_file" and single is False:
         raise ConfigError(f"{type(contract.verification).__name__} is a workspace criterion")
+    gate = contract.verification
+    if isinstance(gate, Command):
+        cwd = (contract.root / contract.subject).parent if contract.subject else contract.root
+        if (why := gate.missing(cwd)) is not None:
+            raise ConfigError(why)

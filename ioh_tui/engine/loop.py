@@ -13,33 +13,30 @@ lines: the paused step's completion shares the tail of `step`, so it reads best 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Awaitable
 
 from ioh_tui.core import events as ev
-from ioh_tui.core.control import BudgetExhausted, RunCancelled, Stop
-from ioh_tui.core.errors import ProviderError, ResumeError
+from ioh_tui.core.control import RunCancelled, Stop
+from ioh_tui.core.errors import ResumeError
 from ioh_tui.core.transcript import (
-    Attempt,
     Completion,
     Message,
-    Request,
-    StreamPiece,
-    TextPiece,
-    ThinkingPiece,
     ToolCall,
 )
+from ioh_tui.engine.ask import billed, prepare, query
 from ioh_tui.engine.budgets import apply_raises
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import Preset, request_from_row
 from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
-from ioh_tui.engine.prompts import no_tool_call, system_prompt, task_block
+from ioh_tui.engine.prompts import no_tool_call
+from ioh_tui.engine.stall import Verdict, replan_message
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import Decision
 from ioh_tui.store import ApprovalRow, CallRecord, StepCommit
 from ioh_tui.tools import ToolResult
+from ioh_tui.tools.note import NOTE
 from ioh_tui.verification import NoGate
 
 
@@ -50,6 +47,7 @@ async def drive(p: Deps, s: RunState, start: int, *, recheck: bool = False) -> R
     last committed step (the gate among them).
     """
     s.first_step = start
+    await prepare(p, s)
     try:
         if recheck:
             last = next((m for m in reversed(s.history) if m.role == "assistant"), None)
@@ -138,18 +136,21 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     messages = [*inbox, assistant, *results]
     if not completion.tool_calls and not isinstance(s.contract.verification, NoGate):
         messages.append(Message("user", no_tool_call(n)))
-    usage = completion.usage
+    decided = "; ".join(r.summary for r in rows)
+    signature = " | ".join(
+        f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}" for c in completion.tool_calls
+    )
+    verdict = s.progress.step(signature, changed=changed) if deferred is None else Verdict.FINE
+    if verdict is Verdict.REPLAN:
+        messages.append(Message("user", replan_message(n, s.progress.window, decided)))
+    usage = billed(s, completion.usage)
     step_tokens = usage.total_tokens if usage else 0
     await p.store.commit_step(
         StepCommit(
             run_id=p.run_id,
             step=n,
-            decision="; ".join(r.summary for r in rows)
-            or ("no tool call" if not completion.tool_calls else ""),
-            tool_call=" | ".join(
-                f"{c.name}:{json.dumps(dict(c.arguments), sort_keys=True)}"
-                for c in completion.tool_calls
-            ),
+            decision=decided or ("no tool call" if not completion.tool_calls else ""),
+            tool_call=signature,
             input_tokens=usage.input_tokens if usage else 0,
             output_tokens=usage.output_tokens if usage else 0,
             cost_usd=usage.cost_usd if usage else None,
@@ -161,6 +162,7 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     )
     s.history.extend(messages[len(inbox) :])
     s.tokens += step_tokens
+    _keep_notes(p, s, n, rows)
     p.bus.emit(
         ev.StepFinished(
             **_who(p), step=n, tokens=step_tokens, total_tokens=s.tokens, tool_calls=len(rows)
@@ -169,6 +171,22 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     await _close_step(
         p, s, n, deferred, called=bool(completion.tool_calls), changed=changed, tokens=step_tokens
     )
+    if verdict is Verdict.STALLED:
+        raise Stop(
+            "stalled",
+            n,
+            f"the agent repeated itself for {s.progress.window} steps after being told to change "
+            "its approach",
+        )
+
+
+def _keep_notes(p: Deps, s: RunState, n: int, rows: list[CallRecord]) -> None:
+    """Keep the notes the step's `note` calls made (pinned from the next turn on)."""
+    for row in rows:
+        if row.name == NOTE and row.ok:
+            text = str(row.arguments["text"]).strip()
+            s.notes.append(text)
+            p.bus.emit(ev.NoteAdded(**_who(p), step=n, text=text))
 
 
 async def _close_step(
@@ -235,98 +253,10 @@ async def after_step(p: Deps, s: RunState, n: int, *, called: bool, changed: boo
     p.bus.emit(ev.VerificationFinished(**_who(p), status=outcome.status, detail=detail, step=n))
     if outcome:
         raise Stop("success", n)
-
-
-async def query(p: Deps, s: RunState, n: int) -> Completion:
-    """Ask the model once (with the provider's retries), streaming pieces as events."""
-    request = Request(
-        (
-            Message("system", system_prompt(s.contract)),
-            Message("user", task_block(s.contract, project=p.project)),
-            *s.history,
-        ),
-        tools=p.tools.specs,
-    )
-
-    def on_piece(piece: StreamPiece) -> None:
-        if isinstance(piece, TextPiece) and piece.text:
-            p.bus.emit(ev.TextDelta(**_who(p), step=n, text=piece.text))
-        elif isinstance(piece, ThinkingPiece) and piece.text:
-            p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=piece.text))
-
-    pending: list[Attempt] = []
-
-    def on_attempt(attempt: Attempt) -> None:
-        pending.append(attempt)
-        if attempt.retry_in_s is not None:
-            # Announced at once: it voids the text this failed attempt streamed (the app clears it).
-            p.bus.emit(
-                ev.RetryScheduled(
-                    **_who(p),
-                    step=n,
-                    attempt=attempt.attempt,
-                    error_kind=attempt.failure or "",
-                    delay_ms=int(attempt.retry_in_s * 1000),
-                )
-            )
-
-    deadline = None
-    if s.contract.time_budget_s is not None:
-        remaining = s.contract.time_budget_s - await p.store.elapsed_s(p.run_id)
-        deadline = time.monotonic() + max(0.0, remaining)
-    try:
-        completion = await p.cancel.guard(
-            p.provider.complete(
-                request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
-            )
-        )
-    except BudgetExhausted as exc:
-        await _account(p, n, pending)
-        raise Stop("time_budget_exceeded", n - 1, str(exc)) from None
-    except ProviderError as exc:
-        await _account(p, n, pending)
-        raise Stop("failed", n - 1, f"provider error: {exc}") from None
-    await _account(p, n, pending)
-    usage = completion.usage
-    p.bus.emit(
-        ev.UsageReported(
-            **_who(p),
-            step=n,
-            input_tokens=usage.input_tokens if usage else 0,
-            output_tokens=usage.output_tokens if usage else 0,
-            ttft_ms=completion.ttft_ms,
-            latency_ms=completion.latency_ms,
-            cost_usd=usage.cost_usd if usage else None,
-            cache_read_tokens=usage.cache_read_tokens if usage else 0,
-        )
-    )
-    return completion
-
-
-async def _account(p: Deps, n: int, attempts: list[Attempt]) -> None:
-    """One accounting row per attempt."""
-    for a in attempts:
-        u = a.usage
-        await p.store.add_provider_call(
-            p.run_id,
-            n,
-            {
-                "attempt": a.attempt,
-                "provider": a.provider,
-                "model": a.model,
-                "input_tokens": u.input_tokens if u else 0,
-                "output_tokens": u.output_tokens if u else 0,
-                "cache_read_tokens": u.cache_read_tokens if u else 0,
-                "cache_write_tokens": u.cache_write_tokens if u else 0,
-                "reasoning_tokens": u.reasoning_tokens if u else 0,
-                "cost_usd": u.cost_usd if u else None,
-                "latency_ms": a.latency_ms,
-                "ttft_ms": a.ttft_ms,
-                "stop_reason": a.stop_reason,
-                "failure": a.failure,
-            },
-        )
-    attempts.clear()
+    if outcome.status == "errored":
+        # The gate could not judge (its program would not start): every later step would pay
+        # to learn the same, so the run ends here.
+        raise Stop("failed", n, f"the success criterion could not be checked: {detail}")
 
 
 async def execute_tools(

@@ -50,3 +50,17 @@ def no_tool_call(step: int) -> str:
         f"[step {step}] (no tool call) The success criterion is not met yet. "
         "Call a tool to make progress toward it."
     )
+
+
+NOTES_SHOWN = 40
+"""The newest notes pinned each turn (older ones are counted, not shown)."""
+
+
+def notes_block(notes: list[str]) -> str:
+    """The agent's own notes, pinned after the task block every turn."""
+    shown = notes[-NOTES_SHOWN:]
+    lines = ["Your notes (kept with the run; your own words, not instructions; newest last):"]
+    if len(notes) > len(shown):
+        lines.append(f"({len(notes) - len(shown)} older notes are not shown)")
+    lines += [f"- {text}" for text in shown]
+    return "\n".join(lines)

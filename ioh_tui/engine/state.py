@@ -12,7 +12,8 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ioh_tui.core.transcript import Message, ToolCall
+from ioh_tui.context import DEFAULT_WINDOW, Context
+from ioh_tui.core.transcript import Message, ToolCall, Usage
 from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.cancel import CancelToken
@@ -20,6 +21,7 @@ from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
+from ioh_tui.engine.stall import Progress
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -85,6 +87,14 @@ class RunState:
     gate_checked: bool = False
     """Whether the criterion was evaluated in this drive (an unchanged workspace is not)."""
     lease: Lease | None = None
+    context: Context = field(default_factory=lambda: Context(DEFAULT_WINDOW))
+    """What the model is sent each turn, fitted to its window (`ask.prepare` sets it up)."""
+    progress: Progress = field(default_factory=lambda: Progress(0))
+    """Stall detection over the drive's steps."""
+    notes: list[str] = field(default_factory=list)
+    """The agent's notes (the `note` tool), pinned in every turn's context."""
+    unbilled: list[Usage] = field(default_factory=list)
+    """Model calls made for the step under way besides its turn (compactions): charged with it."""
 
 
 class Spawner(Protocol):
@@ -117,6 +127,10 @@ class Spawner(Protocol):
         """Charge a committed step's tokens to the tree; the halt reason once it is spent."""
         ...
 
+    async def afford(self, tokens: int) -> str | None:
+        """Whether the tree can pay for a prompt of `tokens`; else it halts, and says why."""
+        ...
+
 
 class Flat:
     """The spawner of a run that is not a tree: it spawns nothing and charges nothing."""
@@ -142,6 +156,10 @@ class Flat:
 
     async def charge(self, tokens: int) -> str | None:
         """No ledger."""
+        return None
+
+    async def afford(self, tokens: int) -> str | None:
+        """No ceiling."""
         return None
 
 

@@ -121,6 +121,21 @@ class Tree:
         self.status()
         return halted
 
+    async def afford(self, tokens: int) -> str | None:
+        """Whether a prompt of `tokens` fits what is left under the ceiling; if not, halt.
+
+        A raised ceiling is taken first: a person may have raised it while the prompt was built.
+        """
+        await self.take_raise()
+        ceiling = self.containment.max_total_tokens
+        if self.halt_reason is None and ceiling is not None and self.spent + tokens > ceiling:
+            self.halt_reason = (
+                f"the next request needs about {tokens:,} tokens and the tree's {ceiling:,}-token "
+                f"ceiling has {max(0, ceiling - self.spent):,} left"
+            )
+            self.status()
+        return self.halt_reason
+
     async def take_raise(self) -> None:
         """Fold a raised ceiling into the ledger, keep it with the root run, announce it.
 

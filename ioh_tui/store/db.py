@@ -9,6 +9,7 @@ object:
 - `steps.py`: the step commit, the staged model turn, the journal of effects;
 - `decisions.py`: the run's policy, refusals and decisions, approvals;
 - `trace.py`: the event log, model-call accounting, criterion runs, sandbox facts;
+- `summaries.py`: compactions (the model's summary of a run's oldest turns);
 - `leases.py`: one driver per run.
 
 Every read returns a typed row (`rows.py`).
@@ -30,13 +31,14 @@ from ioh_tui.store.leases import Leases
 from ioh_tui.store.rows import RunRow
 from ioh_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from ioh_tui.store.steps import StepCommit, Steps
+from ioh_tui.store.summaries import Summaries
 from ioh_tui.store.trace import Trace
 from ioh_tui.store.trees import Trees
 
 __all__ = ["RunRow", "StepCommit", "Store"]
 
 
-class Store(Trees, Steps, Decisions, Trace, Leases):
+class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
     """The SQLite trace. Use `async with Store.open(path) as store:` or `Store.memory()`."""
 
     def __init__(self, db: aiosqlite.Connection, path: str) -> None:

@@ -172,6 +172,21 @@ class GateAttemptRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SummaryRow:
+    """One compaction (`summaries`): the model's summary of the run's first `turns` turns."""
+
+    id: int
+    run_id: int
+    step: int
+    """The step whose request needed the room."""
+    turns: int
+    text: str
+    tokens_before: int
+    tokens_after: int
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
 class SandboxEventRow:
     """One sandbox lifecycle fact (`sandbox_events`): create, exec, cap hit, destroy."""
 

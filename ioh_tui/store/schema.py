@@ -215,7 +215,22 @@ CREATE INDEX IF NOT EXISTS spawns_child ON spawns(child_run_id);
 """
 """Version 2: sub-agent trees (which call of which parent step made which child)."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2)
+V3 = """
+CREATE TABLE IF NOT EXISTS summaries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    step INTEGER NOT NULL,
+    turns INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    tokens_before INTEGER NOT NULL,
+    tokens_after INTEGER NOT NULL,
+    at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
+    UNIQUE(run_id, turns)
+);
+"""
+"""Version 3: compactions (the model's summary of a run's oldest `turns` turns)."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,6 +9,7 @@ from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
+from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
 from ioh_tui.tools.workspace import Escape
 
@@ -124,7 +125,19 @@ SPAWN = Tool(
     mutating=True,
 )
 
-WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC)
+NOTE_TOOL = Tool(
+    _spec(
+        NOTE,
+        "Keep a short note for yourself (what you learned, what is left to do). Your notes are "
+        "shown to you at every later step, even after older steps are summarised; keep each one "
+        f"short (at most {MAX_NOTE_CHARS} characters).",
+        {"text": _S},
+        ["text"],
+    ),
+    note,
+)
+
+WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC, NOTE_TOOL)
 SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
 

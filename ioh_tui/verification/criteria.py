@@ -8,7 +8,9 @@ started is `errored`, not `failed`.
 
 from __future__ import annotations
 
+import os
 import shlex
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +141,19 @@ class Command(Stored):
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """The gate from its JSON form (`expect_exit` defaults to 0)."""
         return cls(data["argv"], int(data.get("expect_exit", 0)))
+
+    def missing(self, cwd: Path) -> str | None:
+        """Why the program cannot be found from `cwd` (None: it can), checked before a run.
+
+        A mistyped gate would otherwise be `errored` only after the first step was paid for.
+        """
+        program = self.argv[0]
+        if "/" in program:
+            path = cwd / program
+            found = path.is_file() and os.access(path, os.X_OK)
+        else:
+            found = shutil.which(program) is not None
+        return None if found else f"the gate's program {program!r} is not found"
 
     def describe(self) -> str:
         """The criterion, for the model."""

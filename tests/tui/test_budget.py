@@ -64,7 +64,10 @@ async def test_stop_from_the_offer_cancels_the_run(tmp_path: Path) -> None:
 
 
 async def test_letting_it_finish_ends_at_the_budget_and_is_offered_once(tmp_path: Path) -> None:
-    app = build(tmp_path, SLOW_READ, SLOW_READ, WAITING, SLOW_READ, token_budget=2400)
+    # Short prompts, long answers: step 3's prompt (about 200 tokens) fits in what is left, so it
+    # is sent, and its answer passes the budget (a prompt that alone would pass it is not sent).
+    talk = {**SLOW_READ, "usage": {"input_tokens": 200, "output_tokens": 760}}
+    app = build(tmp_path, talk, talk, {**talk, "delay_ms": 1500}, talk, token_budget=2400)
     offers: list[str] = []
     async with app.run_test(size=(120, 36)) as pilot:
         while run_screen(app).outcome is None:
@@ -98,24 +101,24 @@ async def test_a_lower_limit_is_refused_in_the_field(tmp_path: Path) -> None:
 async def test_the_trees_ceiling_is_offered_too_and_raising_it_lets_every_child_finish(
     tmp_path: Path,
 ) -> None:
-    # One child at a time, each 1,920 tokens: the offer comes at 6,720 of 8,000 (80 %), while the
-    # next child waits 0.6 s for its model; the sixth child would pass the ceiling.
-    app = tree_app(tmp_path, 6, max_concurrent=1, delay_ms=600, ceiling=8000)
+    # One child at a time, each 1,920 tokens: the offer comes at 7,680 of 9,000 (80 %), while the
+    # next child waits 0.6 s for its model; its second prompt would not fit what is left.
+    app = tree_app(tmp_path, 6, max_concurrent=1, delay_ms=600, ceiling=9000)
     async with app.run_test(size=(140, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, BudgetModal))
         offer = app.screen
         assert isinstance(offer, BudgetModal)
         assert offer.budget.name == "max_total_tokens"
-        assert offer.budget.describe() == "6.7k of 8.0k tokens, the whole tree"
+        assert offer.budget.describe() == "7.7k of 9.0k tokens, the whole tree"
         await pilot.press("r")
         field = offer.query_one("#budget-limit", Input)
-        assert field.value == "16000"
+        assert field.value == "18000"
         await pilot.press("enter")
         await finished(pilot)
         screen = run_screen(app)
         root_label = str(screen.agent_tree.root.label)
     assert app.result is not None and app.result.outcome == "finished"
-    assert screen.totals.tree_ceiling == 16_000 and "13k/16k tok" in root_label
+    assert screen.totals.tree_ceiling == 18_000 and "13k/18k tok" in root_label
 
 
 async def test_a_tree_its_ceiling_stopped_resumes_from_the_app_with_a_higher_one(

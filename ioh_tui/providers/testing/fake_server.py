@@ -210,6 +210,13 @@ class FakeModelServer:
         else:
             request = fake_wire.request_from_anthropic(body)
         agent, scenario = self._agent_for(fake_wire.first_user_text(request))
+        if scenario.overflows(request):
+            # As the hosted APIs answer a prompt past the model's window (classified on the body).
+            why = (
+                f"This model's maximum context length is {scenario.context_window} tokens "
+                "(context_length_exceeded)"
+            )
+            return await self._refuse(out, record, 400, why)
         index = scenario.turn_index(request)
         turn = scenario.turn_for(request)
         record.agent, record.turn = agent, index

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,27 @@ from typing import Any
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, ToolCall
 from ioh_tui.providers.pieces import completion_pieces
+
+_FOLDED = re.compile(
+    r"^\[earlier work, summarised: (\d+) turn|^\[(\d+) earlier turn\(s\) left out", re.M
+)
+"""The harness's lead for folded turns (`context.compaction.lead`), which says how many."""
+_SUMMARISER = "You compact an agent's working notes"
+"""How the harness's summarising request opens (`context.compaction`)."""
+
+
+def _summarising(request: Request) -> bool:
+    first = request.messages[0] if request.messages else None
+    return first is not None and first.role == "system" and first.content.startswith(_SUMMARISER)
+
+
+def _summary(request: Request) -> str:
+    """A deterministic summary of a summarising request's notes: how many calls, which tools."""
+    notes = request.messages[-1].content
+    called = [line for line in notes.splitlines() if line.startswith("agent called: ")]
+    names = sorted({line.removeprefix("agent called: ").split(" ", 1)[0] for line in called})
+    last = called[-1].removeprefix("agent called: ")[:120] if called else "nothing"
+    return f"Made {len(called)} tool call(s) ({', '.join(names) or 'none'}); the last: {last}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,20 +75,41 @@ class Scenario:
     model: str = "scripted-model"
     turns: tuple[Turn, ...] = ()
     agents: Mapping[str, Scenario] = field(default_factory=dict)
+    context_window: int | None = None
+    """The model's window: a request estimated past it is refused, as a hosted model refuses."""
+
+    def overflows(self, request: Request) -> bool:
+        """Whether `request` passes the model's window (the harness's own estimate)."""
+        window = self.context_window
+        return window is not None and estimate_tokens(request_text(request.messages)) > window
 
     def turn_for(self, request: Request) -> Turn:
         """The turn answering `request`: turn i answers a transcript holding i assistant turns.
 
-        When the turns run out, a plain text turn with no tool call.
+        When the turns run out, a plain text turn with no tool call. A request asking to
+        summarise the transcript (a compaction) is answered with a summary, never a turn.
         """
-        index = sum(1 for m in request.messages if m.role == "assistant")
+        if _summarising(request):
+            return Turn(text=_summary(request))
+        index = self.turn_index(request)
         if index < len(self.turns):
             return self.turns[index]
         return Turn(text="I have nothing more to do.")
 
     def turn_index(self, request: Request) -> int:
-        """Which turn `turn_for` serves (errors are counted per turn index)."""
-        return sum(1 for m in request.messages if m.role == "assistant")
+        """Which turn `turn_for` serves (errors are counted per turn index).
+
+        The assistant turns in the transcript, and those the harness folded to fit the window: it
+        says how many in the message that stands for them (`[earlier work, summarised: N turn(s)]`,
+        `[N earlier turn(s) left out ...`).
+        """
+        if _summarising(request):
+            return -1
+        said = sum(1 for m in request.messages if m.role == "assistant")
+        for m in request.messages:
+            if m.role == "user" and _FOLDED.search(m.content):
+                return said + sum(int(a or b) for a, b in _FOLDED.findall(m.content))
+        return said
 
     def for_agent(self, goal: str) -> Scenario:
         """The script of a sub-agent: the `agents` entry whose key is a substring of its goal."""
@@ -93,8 +136,13 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
     """Check a decoded scenario and build it."""
-    obj = _object(data, where, {"model", "turns", "agents"})
+    obj = _object(data, where, {"model", "turns", "agents", "context_window"})
     model = obj.get("model", "scripted-model")
+    window = obj.get("context_window")
+    if window is not None and (
+        isinstance(window, bool) or not isinstance(window, int) or window < 1
+    ):
+        raise ConfigError(f"{where}: context_window must be a positive integer")
     if not isinstance(model, str) or not model:
         raise ConfigError(f"{where}: model must be a non-empty string")
     turns_raw = obj.get("turns", [])
@@ -114,7 +162,7 @@ def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
         )
         for key, value in agents_raw.items()
     }
-    return Scenario(model=model, turns=turns, agents=agents)
+    return Scenario(model=model, turns=turns, agents=agents, context_window=window)
 
 
 _TURN_KEYS = {"text", "thinking", "tool_calls", "usage", "chunk_delay_ms", "delay_ms", "errors"}

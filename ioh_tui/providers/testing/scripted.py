@@ -107,6 +107,13 @@ class ScriptedProvider:
         """Nothing to release."""
 
     async def _attempt(self, request: Request, on_piece: StreamSink | None) -> Completion:
+        if self.scenario.overflows(request):
+            raise ProviderError(
+                "context_overflow",
+                "scripted: this model's maximum context length is "
+                f"{self.scenario.context_window:,} tokens (context_length_exceeded)",
+                retryable=False,
+            )
         index = self.scenario.turn_index(request)
         turn = self.scenario.turn_for(request)
         used = self._errors_used[index]

@@ -177,6 +177,33 @@ def test_step_cap_exits_3(project: Path, tmp_path: Path) -> None:
     assert done.stdout.startswith("run 1 step_cap_reached after 3 steps")
 
 
+def test_a_run_that_repeats_itself_exits_1_stalled(project: Path, tmp_path: Path) -> None:
+    turn = {"tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}]}
+    scenario = write_scenario(tmp_path / "s.json", *[turn] * 10)
+    done = ioh(
+        "exec",
+        "never",
+        "--workspace",
+        str(project),
+        "--scenario",
+        str(scenario),
+        "--stall-after",
+        "2",
+        "--context-window",
+        "50000",
+        "--verify-cmd",
+        f"{sys.executable} check_calc.py",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--json",
+    )
+    assert done.returncode == 1, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    started, finished = events[0], events[-1]
+    assert started["budgets"]["stall_after"] == 2
+    assert (finished["outcome"], finished["steps"]) == ("stalled", 4)
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "message"),
     [
@@ -187,6 +214,7 @@ def test_step_cap_exits_3(project: Path, tmp_path: Path) -> None:
         ("bad_turn", ["--scenario", "{dir}/s.json"], "unknown key 'txt'"),
         ("none", ["--workspace", "{dir}/missing"], "does not exist"),
         ("none", ["--provider", "gemini"], "invalid choice: 'gemini'"),
+        ("none", ["--verify-cmd", "no-such-gate-program -q"], "'no-such-gate-program' is not"),
         ("none", ["--provider", "openai"], "OPENAI_API_KEY is not set"),
         ("none", [], "no provider configured"),
     ],

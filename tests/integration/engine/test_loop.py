@@ -73,9 +73,11 @@ async def test_token_budget_ends_cost_budget_exceeded(project: Path) -> None:
     async with Store.memory() as store:
         contract = TaskContract.workspace("spend", project, CHECK).with_token_budget(1500)
         result = await run(contract, provider, store=store, sandbox=select("floor"))
-    # 700 a step: the budget is passed during step 3, which still commits.
-    assert (result.outcome, result.steps, result.tokens) == ("cost_budget_exceeded", 3, 2100)
-    assert result.exit_status == 3
+    # 700 a step: after step 2, 100 of the 1,500 are left, and step 3's prompt alone (about 600,
+    # as the provider's reports calibrate the count) would pass them, so it is never sent.
+    assert (result.outcome, result.steps, result.tokens) == ("cost_budget_exceeded", 2, 1400)
+    assert result.exit_status == 3 and len(provider.requests) == 2
+    assert "the next request needs about" in result.detail
 
 
 async def test_time_budget_ends_time_budget_exceeded(project: Path) -> None:

@@ -55,12 +55,12 @@ async def test_a_raised_token_budget_is_taken_before_the_check_that_would_stop_i
     project: Path,
 ) -> None:
     raises = BudgetRaises()
-    turn = {"tool_calls": [READ_CALC], "usage": {"input_tokens": 60, "output_tokens": 40}}
+    turn = {"tool_calls": [READ_CALC], "usage": {"input_tokens": 600, "output_tokens": 400}}
     provider = scripted(*[turn] * 6)
     contract = (
         TaskContract.workspace("never done", project, CHECK)
         .with_max_steps(4)
-        .with_token_budget(250)
+        .with_token_budget(2500)
     )
     async with Store.memory() as store:
         capped = await run(contract, scripted(*[turn] * 6), store=store, sandbox=select("floor"))
@@ -72,7 +72,8 @@ async def test_a_raised_token_budget_is_taken_before_the_check_that_would_stop_i
             observers=[RaiseAt(raises, 1, token_budget=10_000)],
             raises=raises,
         )
-    assert (capped.outcome, capped.steps) == ("cost_budget_exceeded", 3)
+    # 1,000 a step: step 3's prompt (about 600) would pass the 500 left, so it is never sent.
+    assert (capped.outcome, capped.steps) == ("cost_budget_exceeded", 2)
     assert (raised.outcome, raised.steps) == ("step_cap_reached", 4)
 
 
