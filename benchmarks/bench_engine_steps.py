@@ -31,7 +31,10 @@ async def one_run(root: Path, db: Path, steps: int) -> tuple[float, int]:
         nonlocal events
         events += 1
 
-    contract = TaskContract.workspace("bench", root, NoGate()).with_max_steps(steps)
+    # The same read every step, on purpose: stall detection would end it at step 10.
+    contract = (
+        TaskContract.workspace("bench", root, NoGate()).with_max_steps(steps).with_stall_after(0)
+    )
     async with Store.open(db) as store:
         started = time.perf_counter()
         result = await run(

@@ -51,6 +51,8 @@ class Gauge:
     """Reported over estimated, from the last report (1.0 before any)."""
     _last: tuple[Message, ...] = ()
     _reported: int | None = None
+    _estimated: int = 0
+    """The estimate of `_last` (kept so that a growing transcript is estimated once)."""
 
     def count(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:
         """The tokens `messages` (with `tools`) will use."""
@@ -65,12 +67,17 @@ class Gauge:
         """Take the provider's report of the input tokens `messages` used."""
         if input_tokens <= 0:
             return  # a provider that reports nothing teaches nothing
-        estimated = estimate(messages, tools)
+        last = self._last
+        if self._estimated and len(messages) >= len(last) and _extends(messages, last):
+            estimated = self._estimated + estimate(messages[len(last) :])
+        else:
+            estimated = estimate(messages, tools)
         if estimated > 0:
             # Bounded: one odd report (a cache accounting quirk) must not blind the count.
             self.ratio = min(4.0, max(0.25, input_tokens / estimated))
         self._last = tuple(messages)
         self._reported = input_tokens
+        self._estimated = estimated
 
 
 def _extends(messages: Sequence[Message], prefix: tuple[Message, ...]) -> bool:

@@ -45,3 +45,12 @@ def test_windows_come_from_the_override_then_the_table_then_the_default() -> Non
     assert window_for("gpt-4.1-mini") == 1_047_576
     assert window_for("my-local-model") == DEFAULT_WINDOW
     assert window_for(None) == DEFAULT_WINDOW
+
+
+def test_a_growing_transcript_is_calibrated_as_if_estimated_whole() -> None:
+    gauge = Gauge()
+    first = [Message("system", "s" * 400), Message("user", "u" * 400)]
+    gauge.observe(first, (), input_tokens=300)
+    grown = [*first, Message("assistant", "a" * 800)]
+    gauge.observe(grown, (), input_tokens=600)
+    assert gauge.ratio == 600 / estimate(grown)
