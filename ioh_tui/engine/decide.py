@@ -287,8 +287,11 @@ class DecisionGate:
         )
 
 
-def request_from_row(row: ApprovalRow, run_id: int, goal: str) -> ApprovalRequest:
-    """A stored request as the request an approver is asked again (resuming a paused run)."""
+def request_from_row(row: ApprovalRow, goal: str = "") -> ApprovalRequest:
+    """A stored request as it was first asked (a resumed run asks it again; the app shows it).
+
+    The row carries its run's goal (`Store.approvals`); `goal` stands in when it does not.
+    """
     return ApprovalRequest(
         act=row.act,
         target=row.target,
@@ -297,9 +300,9 @@ def request_from_row(row: ApprovalRow, run_id: int, goal: str) -> ApprovalReques
         rule=row.rule,
         layer=row.layer,
         request_id=row.id,
-        run_id=run_id,
-        agent_label=row.agent_label,
+        run_id=row.run_id,
+        agent_label=row.agent_label or "root",
         step=row.step,
-        goal=goal,
+        goal=row.goal or goal,
         tool=row.tool,
     )

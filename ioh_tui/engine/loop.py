@@ -82,7 +82,7 @@ async def resume_step(
     try:
         if decision is None:
             decision = await p.cancel.guard(
-                p.approver.decide(request_from_row(pending, p.run_id, s.contract.goal))
+                p.approver.decide(request_from_row(pending, s.contract.goal))
             )
         if decision.kind == "defer":
             raise Stop("awaiting_approval", n, "the decision is still deferred", pending.id)

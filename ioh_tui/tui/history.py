@@ -154,32 +154,6 @@ def resume_refusal(
     return None
 
 
-def stored_request(row: ApprovalRow, *, goal: str = "") -> ApprovalRequest:
-    """A pending request as stored, shown exactly as it was when it was first asked.
-
-    Args:
-        row: An `approvals` row (`Store.approvals`), which carries the run's goal.
-        goal: The goal, when the row does not carry it.
-
-    Returns:
-        The request the decision modal shows.
-    """
-    return ApprovalRequest(
-        act=row.act,
-        target=row.target,
-        content=row.content,
-        preview=row.preview,
-        rule=row.rule,
-        layer=row.layer,
-        request_id=row.id,
-        run_id=row.run_id,
-        agent_label=row.agent_label or "root",
-        step=row.step,
-        goal=row.goal or goal,
-        tool=row.tool,
-    )
-
-
 def started(timestamp: str) -> str:
     """A stored timestamp (`2025-01-02T03:04:05.678Z`, UTC) as `2025-01-02 03:04`."""
     return timestamp[:16].replace("T", " ")

@@ -12,6 +12,7 @@ import pytest
 from ioh_tui.cli.options import stored_provider
 from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.engine.decide import request_from_row
 from ioh_tui.policy import Decision
 from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
@@ -22,7 +23,6 @@ from ioh_tui.tui.history import (
     resume_refusal,
     run_state,
     stopping_budget,
-    stored_request,
 )
 from ioh_tui.tui.totals import Budget
 from ioh_tui.tui.traces import arguments, gate_detail
@@ -149,7 +149,7 @@ def test_why_a_run_cannot_resume() -> None:
 
 def test_a_stored_request_is_shown_as_it_was_asked() -> None:
     row = REQUEST
-    request = stored_request(row)
+    request = request_from_row(row)
     assert (request.request_id, request.run_id, request.step) == (7, 4, 2)
     assert (request.rule, request.layer, request.agent_label) == ("calc.py", "project", "agent-5")
     assert (request.goal, request.tool, request.preview) == (

@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from ioh_tui.engine.decide import request_from_row
 from ioh_tui.policy import Decision
 from ioh_tui.store import ApprovalRow
-from ioh_tui.tui.history import stored_request
 from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
 
@@ -49,7 +49,7 @@ def answer_stored(screen: Screen[Any], row: ApprovalRow, *, remember_file: Path)
         row: The request's `approvals` row.
         remember_file: The default file for a remembered rule.
     """
-    request = stored_request(row)
+    request = request_from_row(row)
     app = screen.app
     modal = StoredApprovalModal(
         request, remember_file=remember_file, wide=app.size.width >= SPLIT_FROM

@@ -27,10 +27,11 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from ioh_tui.engine.decide import request_from_row
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
 from ioh_tui.tui.describe import one_line, why_asked
-from ioh_tui.tui.history import History, stored_request
+from ioh_tui.tui.history import History
 from ioh_tui.tui.messages import ApprovalNeeded, ResumeRequested
 from ioh_tui.tui.screens.answer import StoredApprovalModal
 from ioh_tui.tui.screens.approval import SPLIT_FROM, ApprovalModal
@@ -139,7 +140,7 @@ class DecisionQueueScreen(Screen[None]):
             where: Where = "deferred"
             if ask.run.status != "paused":
                 where = "elsewhere" if ask.root_driven else "crashed"
-            rows.append(QueueItem(where, stored_request(ask.row), None, ask.root))
+            rows.append(QueueItem(where, request_from_row(ask.row), None, ask.root))
         self.stored = rows
         self.refresh_rows()
 
