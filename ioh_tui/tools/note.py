@@ -20,6 +20,9 @@ async def note(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     text = args.get("text")
     if not isinstance(text, str) or not text.strip():
         return ToolResult("[note refused] text must be a non-empty string", ok=False)
+    if any(_control(c) for c in text):
+        # A note is pinned in every request and printed by `exec`: no escape sequence rides it.
+        return ToolResult("[note refused] a note is plain text: no control characters", ok=False)
     if len(text) > MAX_NOTE_CHARS:
         return ToolResult(
             f"[note refused] a note is at most {MAX_NOTE_CHARS} characters; this one is "
@@ -27,3 +30,9 @@ async def note(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
             ok=False,
         )
     return ToolResult(f"[noted] {text.strip()}")
+
+
+def _control(char: str) -> bool:
+    """A C0 or C1 control character other than newline and tab."""
+    code = ord(char)
+    return char not in "\n\t" and (code < 0x20 or 0x7F <= code < 0xA0)
