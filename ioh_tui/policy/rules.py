@@ -4,6 +4,9 @@ A policy is immutable; every builder returns a new one, so a run, its children a
 one without defensive copies. Evaluation is by effect before position (every deny, then every ask,
 then every allow, each across all layers in order), which is what makes composition safe: adding a
 layer can only add allows where nothing denies or asks, and can never lift a deny.
+
+(Just over 400 lines: the built-in layers' special cases, host-executed files and wrapped
+commands, are evaluated inside `explain`, and they read best beside the order they bend.)
 """
 
 from __future__ import annotations

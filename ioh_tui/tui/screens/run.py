@@ -4,6 +4,10 @@ Engine events arrive as `EngineEventMessage`s and are dispatched here with `matc
 arrive as `ApprovalNeeded` and go to the screen's `DecisionDesk` (`screens/desk.py`). What the
 screen knows of the run comes down through `Supervision`; what it asks of the app goes up as
 messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
+
+(Over 400 lines: the one `match` over engine events and the frame that shows them a batch at a
+time share the panes they update; the budgets section is the next to move out, as the decisions
+did.)
 """
 
 from __future__ import annotations
