@@ -100,6 +100,8 @@ def _within_step(event: ev.Event) -> str | None:
             return f"  approval {event.request_id}: {event.decision}"
         case ev.RetryScheduled():
             return f"  retry after {event.error_kind} in {event.delay_ms} ms"
+        case ev.StallWarned():
+            return f"  stall warning: {event.detail}"
         case ev.ContextCompacted():
             return f"  context compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
         case ev.NoteAdded():

@@ -38,6 +38,8 @@ class RunStarted(Event):
     sandbox: str = ""
     """The sandbox backend in force for commands."""
     resumed_from_step: int | None = None
+    context_window: int | None = None
+    """The model's context window in tokens, as the engine fits requests to it."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -161,6 +163,25 @@ class RetryScheduled(Event):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class FellBack(Event):
+    """The provider's retries were spent and the fallback provider took over."""
+
+    kind: ClassVar[str] = "fallback"
+    step: int
+    from_provider: str
+    to_provider: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StallWarned(Event):
+    """The agent repeated itself (or made no progress) and was told once to change approach."""
+
+    kind: ClassVar[str] = "stall_warning"
+    step: int
+    detail: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ContextCompacted(Event):
     """The oldest turns were summarised by the model to fit the window (the summary is stored)."""
 
@@ -273,6 +294,8 @@ EngineEvent = (
     | ApprovalResolved
     | UsageReported
     | RetryScheduled
+    | FellBack
+    | StallWarned
     | ContextCompacted
     | NoteAdded
     | StepFinished
@@ -299,6 +322,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalResolved,
         UsageReported,
         RetryScheduled,
+        FellBack,
+        StallWarned,
         ContextCompacted,
         NoteAdded,
         StepFinished,

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, replace
 from typing import Any
 
+from ioh_tui.context import window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.control import Stop
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
@@ -270,6 +271,7 @@ async def _driven(
                 model=p.provider.model,
                 sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
+                context_window=window_for(p.provider.model, s.contract.context_window),
             )
         )
         if pending is not None:

@@ -168,6 +168,14 @@ async def step(p: Deps, s: RunState, n: int) -> None:
             **_who(p), step=n, tokens=step_tokens, total_tokens=s.tokens, tool_calls=len(rows)
         )
     )
+    if verdict is Verdict.REPLAN:
+        p.bus.emit(
+            ev.StallWarned(
+                **_who(p),
+                step=n,
+                detail=f"repeated or idle for {s.progress.window} steps; told to change approach",
+            )
+        )
     await _close_step(
         p, s, n, deferred, called=bool(completion.tool_calls), changed=changed, tokens=step_tokens
     )

@@ -20,6 +20,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from ioh_tui.context import window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling
@@ -297,6 +298,7 @@ class Tree:
                 provider=child.provider.name,
                 model=child.provider.model,
                 sandbox=child.sandbox.backend,
+                context_window=window_for(child.provider.model, contract.context_window),
             )
         )
         return child, RunState(contract, DecisionRules(policy))

@@ -201,6 +201,9 @@ def test_a_run_that_repeats_itself_exits_1_stalled(project: Path, tmp_path: Path
     events = [json.loads(line) for line in done.stdout.splitlines()]
     started, finished = events[0], events[-1]
     assert started["budgets"]["stall_after"] == 2
+    assert started["context_window"] == 50000
+    warned = [e for e in events if e["event"] == "stall_warning"]
+    assert [e["step"] for e in warned] == [2]
     assert (finished["outcome"], finished["steps"]) == ("stalled", 4)
 
 
