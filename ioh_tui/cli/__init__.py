@@ -144,9 +144,13 @@ def _app(args: argparse.Namespace) -> int:
     )
     from ioh_tui.engine import NewRun, Resume, check_contract
     from ioh_tui.policy import Decision
+    from ioh_tui.store.opening import check_store
     from ioh_tui.tui.launch import AppRun, launch
 
     store = store_path(args)
+    # The app reads the store on its first screen: a file it cannot use is one line, not a crash.
+    if args.command in ("run", "demo", "resume") or store.exists():
+        check_store(store, create=args.command != "resume")
     if args.command == "run":
         contract, contract_policy = build_contract(args)
         check_contract(contract)

@@ -239,7 +239,8 @@ def _run_headless(
 ) -> int:
     async def main() -> RunResult:
         cancel = CancelToken()
-        async with Store.open(store_path(args)) as store:
+        # A resume continues a recorded run: a missing or empty store is an error, not a new one.
+        async with Store.open(store_path(args), create=args.command == "exec") as store:
             return await _with_signals(cancel, start(store, cancel))
 
     result = asyncio.run(main())

@@ -10,15 +10,12 @@ from dataclasses import asdict
 from typing import Any
 
 from ioh_tui.cli.options import store_path
-from ioh_tui.core.errors import ResumeError
 from ioh_tui.store import ApprovalRow, Store
 
 
 def _open(args: argparse.Namespace) -> AbstractAsyncContextManager[Store]:
-    path = store_path(args)
-    if not path.exists():
-        raise ResumeError(f"no store at {path}")
-    return Store.open(path)
+    # Reading never makes a store: a wrong or empty path is reported, not initialised.
+    return Store.open(store_path(args), create=False)
 
 
 def runs_command(args: argparse.Namespace) -> int:

@@ -1,6 +1,7 @@
 """The SQLite trace: runs, steps, transcript, tool calls, decisions, accounting, gates, leases."""
 
 from ioh_tui.store.db import Store
+from ioh_tui.store.errors import StoreError
 from ioh_tui.store.rows import (
     ApprovalRow,
     AttemptRow,
@@ -31,5 +32,6 @@ __all__ = [
     "StepCommit",
     "StepRow",
     "Store",
+    "StoreError",
     "ToolCallRow",
 ]

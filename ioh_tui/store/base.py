@@ -22,6 +22,8 @@ class Db:
     """The connection and its helpers, shared by every repository of the `Store`."""
 
     _db: aiosqlite.Connection
+    path: str
+    """The store file (`:memory:` for a throwaway store), named in every error about it."""
     _lock: asyncio.Lock
     """Held by every write, and across a whole transaction."""
 

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import aiosqlite
 
-from ioh_tui.core.errors import ResumeError
 from ioh_tui.store.decisions import Decisions
+from ioh_tui.store.errors import StoreError, damaged
 from ioh_tui.store.leases import Leases
+from ioh_tui.store.opening import check_store, unusable
 from ioh_tui.store.rows import RunRow
 from ioh_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 from ioh_tui.store.steps import StepCommit, Steps
@@ -48,21 +49,38 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: str | Path) -> AsyncIterator[Store]:
-        """Open (creating and migrating) the store at `path`."""
+    async def open(cls, path: str | Path, *, create: bool = True) -> AsyncIterator[Store]:
+        """Open (creating and migrating) the store at `path`.
+
+        Args:
+            path: the SQLite file (`:memory:` for a throwaway store).
+            create: whether a missing or empty file becomes a new store; commands that only read
+                pass False, so a wrong path is reported instead of becoming an empty store.
+
+        Raises:
+            StoreError: the file is not a store, is damaged, truncated or newer than this build,
+                or cannot be reached; one line naming it. Nothing in it was changed.
+        """
         path = str(path)
         if path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(path, isolation_level=None)
+            check_store(Path(path), create=create)
+        try:
+            db = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"store {path} cannot be opened: {exc}") from None
         try:
             db.row_factory = sqlite3.Row
-            await db.execute("PRAGMA busy_timeout = 5000")
-            if path != ":memory:":
-                await db.execute("PRAGMA journal_mode = WAL")
-            await db.execute("PRAGMA synchronous = NORMAL")
             store = cls(db, path)
-            await store._migrate()
-            yield store
+            try:
+                await store._prepare()
+            except sqlite3.Error as exc:
+                raise StoreError(unusable(path, exc)) from None
+            try:
+                yield store
+            except sqlite3.Error as exc:
+                if not damaged(exc):
+                    raise
+                raise StoreError(f"store {path} is damaged: {exc}") from None
         finally:
             await db.close()
 
@@ -71,12 +89,13 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
         """An in-memory store (for tests and throwaway runs)."""
         return cls.open(":memory:")
 
-    async def _migrate(self) -> None:
+    async def _prepare(self) -> None:
+        """Set the connection up and migrate (`check_store` has vouched for the file)."""
+        await self._db.execute("PRAGMA busy_timeout = 5000")
         version = await self._scalar("PRAGMA user_version")
-        if version > SCHEMA_VERSION:
-            raise ResumeError(
-                f"store format {version} is newer than this ioh-tui understands ({SCHEMA_VERSION})"
-            )
+        if self.path != ":memory:":
+            await self._db.execute("PRAGMA journal_mode = WAL")
+        await self._db.execute("PRAGMA synchronous = NORMAL")
         for index in range(version, SCHEMA_VERSION):
             await self._db.execute("BEGIN IMMEDIATE")  # at open: nothing else uses the store yet
             for statement in _statements(MIGRATIONS[index]):

@@ -8,6 +8,7 @@ from typing import Any
 
 from ioh_tui.core.errors import ResumeError
 from ioh_tui.store.base import NOW, Db
+from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import RunRow
 
 
@@ -112,7 +113,15 @@ class Runs(Db):
             f" FROM runs r {tail}",
             params,
         )
-        return [RunRow(**{**row, "contract": json.loads(row["contract"])}) for row in rows]
+        return [
+            RunRow(
+                **{
+                    **row,
+                    "contract": decoded(row["contract"], self.path, f"run {row['id']}'s contract"),
+                }
+            )
+            for row in rows
+        ]
 
     async def elapsed_s(self, run_id: int) -> float:
         """Seconds since the run started, by the database clock (so it survives restarts)."""

@@ -22,6 +22,7 @@ from ioh_tui.core.codec import (
 from ioh_tui.core.errors import ConflictError
 from ioh_tui.core.transcript import Completion, Message
 from ioh_tui.store.base import NOW, Db
+from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
 
 
@@ -93,7 +94,13 @@ class Steps(Db):
         text = await self._scalar(
             "SELECT completion FROM staged_turns WHERE run_id = ? AND step = ?", (run_id, step)
         )
-        return None if text is None else completion_from_json(json.loads(text))
+        return (
+            None
+            if text is None
+            else completion_from_json(
+                decoded(text, self.path, f"run {run_id}'s staged turn {step}")
+            )
+        )
 
     async def append_to_step(
         self,
@@ -169,7 +176,8 @@ class Steps(Db):
             (run_id,),
         )
         for row in rows:
-            row["tool_calls"] = tuple(tool_call_from_json(c) for c in json.loads(row["tool_calls"]))
+            calls = decoded(row["tool_calls"], self.path, f"run {run_id}'s message tool calls")
+            row["tool_calls"] = tuple(tool_call_from_json(c) for c in calls)
         return [MessageRow(**row) for row in rows]
 
     async def steps(self, run_id: int) -> list[StepRow]:
@@ -186,7 +194,7 @@ class Steps(Db):
             ToolCallRow(
                 **{
                     **row,
-                    "arguments": json.loads(row["arguments"]),
+                    "arguments": decoded(row["arguments"], self.path, f"tool call {row['id']}"),
                     "ok": bool(row["ok"]),
                     "refused": bool(row["refused"]),
                 }
@@ -234,9 +242,13 @@ class Steps(Db):
             AttemptRow(
                 **{
                     **row,
-                    "arguments": json.loads(row["arguments"]),
-                    "result": json.loads(row["result"]) if row["result"] else None,
-                    "intent": json.loads(row["intent"]) if row["intent"] else None,
+                    "arguments": decoded(row["arguments"], self.path, f"attempt {row['id']}"),
+                    "result": decoded(row["result"], self.path, f"attempt {row['id']}")
+                    if row["result"]
+                    else None,
+                    "intent": decoded(row["intent"], self.path, f"attempt {row['id']}")
+                    if row["intent"]
+                    else None,
                 }
             )
             for row in rows

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioh_tui.store.base import Db
+from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import EventRow, GateAttemptRow, ProviderCallRow, SandboxEventRow
 
 
@@ -31,7 +32,10 @@ class Trace(Db):
             "SELECT id, kind, json, at FROM events WHERE run_id = ? AND id > ? ORDER BY id",
             (run_id, after_id),
         )
-        return [EventRow(**{**row, "json": json.loads(row["json"])}) for row in rows]
+        return [
+            EventRow(**{**row, "json": decoded(row["json"], self.path, f"event {row['id']}")})
+            for row in rows
+        ]
 
     async def add_provider_call(self, run_id: int, step: int, row: dict[str, Any]) -> None:
         """One accounting row per model-call attempt (`row`: the other columns by name)."""

@@ -1,0 +1,95 @@
+"""Opening a store: what is refused before SQLite writes, and what is not (issue 18, item 14)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from ioh_tui.core.errors import ResumeError
+from ioh_tui.store import Store, StoreError
+from ioh_tui.store.opening import check_store, expected_tables
+from ioh_tui.store.schema import SCHEMA_VERSION
+
+
+async def _fill(store: Store, events: int) -> int:
+    run_id = await store.start_run(
+        goal="g",
+        mode="workspace",
+        root="/w",
+        subject=None,
+        contract={"goal": "g"},
+        provider="scripted",
+        model=None,
+        sandbox="floor",
+    )
+    await store.add_events([(run_id, None, "note_added", {"text": "x" * 500})] * events)
+    return run_id
+
+
+def _wal_outgrew_the_file(path: Path) -> bool:
+    return Path(f"{path}-wal").stat().st_size > path.stat().st_size
+
+
+async def test_a_live_store_whose_pages_are_still_in_the_wal_is_not_called_truncated(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "live.db"
+    async with Store.open(path) as writer:
+        await _fill(writer, 400)
+        assert _wal_outgrew_the_file(path)  # the pages are not checkpointed yet
+        check_store(path, create=False)
+        async with Store.open(path, create=False) as reader:
+            assert len(await reader.runs()) == 1
+
+
+async def test_damage_deeper_in_a_table_is_a_store_error_when_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "deep.db"
+    async with Store.open(path) as store:
+        run_id = await _fill(store, 400)
+    size = path.stat().st_size
+    with path.open("r+b") as file:  # the last pages hold the newest events, far from any root
+        file.seek(size - 3 * 4096)
+        file.write(b"\xff" * 4096)
+    opened: list[Store] = []
+
+    async def read() -> None:
+        async with Store.open(path, create=False) as store:
+            opened.append(store)  # the first page of each table reads fine
+            await store.events(run_id)
+
+    with pytest.raises(StoreError, match=f"store {path} is damaged: database disk image"):
+        await read()
+    assert opened
+
+
+async def test_a_store_error_is_a_resume_error_and_the_file_keeps_every_byte(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.db"
+    async with Store.open(path) as store:
+        await _fill(store, 1)
+    with closing(sqlite3.connect(path)) as db, db:
+        db.execute("DROP TABLE summaries")
+    before = path.read_bytes()
+    with pytest.raises(ResumeError, match="its summaries table is missing"):
+        async with Store.open(path):
+            pass
+    assert path.read_bytes() == before
+
+
+def test_the_expected_tables_are_what_each_version_created() -> None:
+    assert "runs" in expected_tables(1) and "spawns" not in expected_tables(1)
+    assert expected_tables(SCHEMA_VERSION) >= {"runs", "steps", "spawns", "summaries"}
+    assert expected_tables(0) == set()
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_a_fifo_is_refused_without_being_opened(tmp_path: Path, create: bool) -> None:
+    fifo = tmp_path / "store.db"
+    os.mkfifo(fifo)  # reading it would block for ever
+    with pytest.raises(StoreError, match="is not a regular file"):
+        check_store(fifo, create=create)
