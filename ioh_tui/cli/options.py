@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
@@ -55,7 +56,9 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--verify-cmd", help="Command gate: split with shell-like quoting, run with no shell"
     )
-    p.add_argument("--expect-exit", type=int, help="exit status the gate requires (default 0)")
+    p.add_argument(
+        "--expect-exit", type=_exit_status, help="exit status the gate requires (default 0)"
+    )
     add_provider_options(p)
     p.add_argument("--max-steps", type=_positive_int)
     p.add_argument("--time-budget", type=_positive_float, metavar="SECONDS")
@@ -84,24 +87,42 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tree-token-budget", type=_positive_int)
 
 
+def _integer(text: str, wanted: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}") from None
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "a positive integer")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
     return value
 
 
 def _non_negative_int(text: str) -> int:
-    value = int(text)
+    value = _integer(text, "an integer >= 0")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
     return value
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    # NaN compares false with everything, so a budget of `nan` would never be reached.
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text!r}")
+    return value
+
+
+def _exit_status(text: str) -> int:
+    value = _integer(text, "an exit status (0-255)")
+    if not 0 <= value <= 255:
+        raise argparse.ArgumentTypeError(f"must be an exit status (0-255), not {text}")
     return value
 
 
@@ -131,13 +152,14 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
     if not root.is_dir():
         raise ConfigError(f"workspace {root} does not exist or is not a directory")
     criterion = _criterion(args, fields.get("verification"))
-    subject = args.file or fields.get("file")
-    if subject:
-        path = root / subject
-        if not path.parent.is_dir():
+    subject = args.file if args.file is not None else fields.get("file")
+    if subject is not None:
+        named = "--file" if args.file is not None else f"contract {args.contract}: file"
+        subject = _inside(root, subject, named)
+        if not (root / subject).parent.is_dir():
             raise ConfigError(f"the directory of {subject} does not exist in {root}")
         contract = TaskContract(
-            goal, "single_file", root.resolve(), Path(subject).as_posix(), criterion, max_steps=8
+            goal, "single_file", root.resolve(), subject, criterion, max_steps=8
         )
     else:
         contract = TaskContract.workspace(goal, root, criterion)
@@ -159,12 +181,32 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
     return contract, policy_toml
 
 
+def _inside(root: Path, subject: str, named: str) -> str:
+    """The single file as a path relative to the workspace.
+
+    Raises:
+        ConfigError: it is empty or not inside the workspace (`named` says where it was given).
+    """
+    if not subject.strip():
+        raise ConfigError(f"{named} is empty: give the file the run edits")
+    # Lexically, so a relative name stays the name given; an absolute one may name the
+    # workspace as given or as resolved.
+    as_given = Path(os.path.normpath(root.absolute()))
+    path = Path(os.path.normpath(as_given / subject))
+    for base in (as_given, root.resolve()):
+        if base in path.parents:
+            return path.relative_to(base).as_posix()
+    raise ConfigError(f"{named} {subject} is not inside the workspace {root.resolve()}")
+
+
 def _criterion(args: argparse.Namespace, from_file: Criterion | None) -> Criterion:
-    if args.verify_cmd:
+    if args.verify_cmd is not None:
         try:
             argv = shlex.split(args.verify_cmd)
         except ValueError as exc:
             raise ConfigError(f"--verify-cmd cannot be split: {exc}") from None
+        if not argv:
+            raise ConfigError("--verify-cmd is empty: give the command the gate runs")
         return Command(argv, args.expect_exit if args.expect_exit is not None else 0)
     if args.expect_exit is not None:
         if isinstance(from_file, Command):
@@ -319,4 +361,8 @@ def build_sandbox(args: argparse.Namespace) -> Sandbox:
     """The sandbox `--sandbox` asks for (`none` only when asked for explicitly)."""
     from ioh_tui.sandbox import select
 
-    return select(args.sandbox)
+    try:
+        return select(args.sandbox)
+    except SandboxError as exc:
+        # Asked for by name and missing here: bad configuration, nothing was started (exit 2).
+        raise ConfigError(str(exc)) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any, Literal
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.outcomes import OUTCOMES as OUTCOMES
 from ioh_tui.core.outcomes import Outcome
+from ioh_tui.policy.toml import parse_data, render_toml
 from ioh_tui.verification import Command, Criterion, NoGate, criterion_from_dict
 
 Mode = Literal["single_file", "workspace"]
@@ -117,7 +119,25 @@ class TaskContract:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TaskContract:
-        """Rebuild from `to_dict`'s form."""
+        """Rebuild from `to_dict`'s form.
+
+        Raises:
+            ConfigError: `data` is not a contract (a damaged or hand-edited store), or holds a
+                budget that is NaN or infinite (it could never be reached).
+        """
+        try:
+            contract = cls._from_dict(data)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            what = f"missing {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+            raise ConfigError(f"the stored contract is not a task contract: {what}") from None
+        for key in sorted(_BUDGETS):
+            value = getattr(contract, key)
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ConfigError(f"the stored contract's {key} is {value!r}: not a budget")
+        return contract
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any]) -> TaskContract:
         return cls(
             goal=data["goal"],
             mode=data["mode"],
@@ -206,18 +226,20 @@ def load_contract_file(path: str | Path) -> ContractFile:
     budgets = data.get("budgets", {})
     _known(budgets, _BUDGETS, f"contract {path}: [budgets]")
     for key, value in budgets.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise ConfigError(
-                f"contract {path}: budgets.{key} must be a number >= 0, not {value!r}"
-            )
-        fields[key] = value
+        fields[key] = check_budget(key, value, f"contract {path}: budgets.{key}")
     if "verification" in data:
         fields["verification"] = _verification(
             data["verification"], f"contract {path}: [verification]"
         )
     policy_toml = None
     if "policy" in data:
-        policy_toml = _policy_section(Path(path).read_text(encoding="utf-8"))
+        # The table as TOML parsed it (a `[policy]` table, an inline table or dotted keys alike),
+        # checked here so a bad rule names the contract file.
+        try:
+            parsed = parse_data(data["policy"], "policy")
+        except ConfigError as exc:
+            raise ConfigError(f"contract {path}: {exc}") from None
+        policy_toml = render_toml(*parsed)
     return ContractFile(fields, policy_toml)
 
 
@@ -229,26 +251,15 @@ def _verification(data: Any, where: str) -> Criterion:
         if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
             raise ConfigError(f"{where}: argv must be a non-empty list of strings")
         expect = data.get("expect_exit", 0)
-        if isinstance(expect, bool) or not isinstance(expect, int):
-            raise ConfigError(f"{where}: expect_exit must be an integer")
+        if isinstance(expect, bool) or not isinstance(expect, int) or not 0 <= expect <= 255:
+            raise ConfigError(
+                f"{where}: expect_exit must be an exit status (0-255), not {expect!r}"
+            )
         return Command(argv, expect)
     try:
         return criterion_from_dict({"kind": kind, **data})
     except KeyError as exc:
         raise ConfigError(f"{where}: kind {kind!r} needs {exc.args[0]!r}") from None
-
-
-def _policy_section(text: str) -> str:
-    """The `[policy...]` tables of a contract file, as a TOML document of their own."""
-    out: list[str] = []
-    inside = False
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith("["):
-            inside = stripped.lstrip("[").startswith("policy")
-        if inside:
-            out.append(line)
-    return "\n".join(out) + "\n"
 
 
 def _known(data: Any, allowed: set[str], where: str) -> None:
@@ -267,10 +278,46 @@ def _typed(value: Any, kind: type, name: str) -> Any:
     return value
 
 
+_WHOLE = {"max_steps", "token_budget", "max_retries", "stall_after", "context_window"}
+"""Budgets counted in whole numbers; the others (seconds) may be fractional."""
+_MAY_BE_ZERO = {"max_retries", "stall_after"}
+"""Budgets where 0 means something (no retry; never stall); the others must be positive."""
+
+
+def check_budget(key: str, value: Any, where: str) -> Any:
+    """A budget's value if it can bound a run; `ConfigError` naming `where` otherwise.
+
+    NaN and the infinities are refused: NaN compares false with everything, so a budget of NaN
+    would never be reached, and an infinite one is no budget. A cap of 0 (`max_steps`,
+    `exec_timeout_s`) would stop every run before it starts.
+
+    Args:
+        key: the budget's name (a key of `[budgets]`).
+        value: its value.
+        where: how to name it in the message.
+    """
+    floor = ">= 0" if key in _MAY_BE_ZERO else "> 0"
+    wanted = f"{'an integer' if key in _WHOLE else 'a finite number'} {floor}"
+    number = not isinstance(value, bool) and isinstance(value, int | float)
+    if (
+        not number
+        or not math.isfinite(value)
+        or (key in _WHOLE and not isinstance(value, int))
+        or value < 0
+        or (value == 0 and key not in _MAY_BE_ZERO)
+    ):
+        raise ConfigError(f"{where} must be {wanted}, not {value!r}")
+    return value
+
+
 def check_contract(contract: TaskContract) -> None:
     """Refuse a contract that cannot run, before anything is recorded."""
     if not contract.goal.strip():
         raise ConfigError("the goal is empty")
+    for key in sorted(_BUDGETS):
+        value = getattr(contract, key)
+        if value is not None:
+            check_budget(key, value, key)
     if not contract.root.is_dir():
         raise ConfigError(f"workspace {contract.root} does not exist or is not a directory")
     single = contract.verification.single_file

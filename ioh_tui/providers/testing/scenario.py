@@ -125,13 +125,40 @@ def load_scenario(path: str | Path) -> Scenario:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read scenario {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"scenario {path} is not UTF-8 text ({exc.reason})") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse, parse_float=_finite)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"scenario {path} is not valid JSON: {exc.msg} at line {exc.lineno}"
         ) from None
-    return parse_scenario(data, where=str(path))
+    except _NotFinite as exc:
+        raise ConfigError(f"scenario {path}: {exc} is not a finite number") from None
+    except RecursionError:
+        raise ConfigError(f"scenario {path} is nested too deeply") from None
+    try:
+        return parse_scenario(data, where=str(path))
+    except RecursionError:
+        raise ConfigError(f"scenario {path}: agents are nested too deeply") from None
+
+
+class _NotFinite(ValueError):
+    """A NaN or an infinity: Python's json reads them, a scenario may not hold one.
+
+    (`delay_ms: Infinity` would hang the run for ever.)
+    """
+
+
+def _refuse(name: str) -> Any:
+    raise _NotFinite(name)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 reads as an infinity
+        raise _NotFinite(text)
+    return value
 
 
 def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
@@ -214,7 +241,9 @@ def _error(data: Any, where: str) -> ScriptedError:
     if status is not None and (not isinstance(status, int) or not 400 <= status <= 599):
         raise ConfigError(f"{where}: status must be an HTTP error status (400-599)")
     retry_after = obj.get("retry_after_s")
-    if retry_after is not None and (not isinstance(retry_after, int | float) or retry_after < 0):
+    if retry_after is not None and (
+        not isinstance(retry_after, int | float) or not _fits(retry_after) or retry_after < 0
+    ):
         raise ConfigError(f"{where}: retry_after_s must be a number >= 0")
     cut = obj.get("disconnect_after_chunks")
     if cut is not None and (not isinstance(cut, int) or cut < 0):
@@ -245,9 +274,22 @@ def _string(obj: Mapping[str, Any], key: str, where: str) -> str:
 
 def _number(obj: Mapping[str, Any], key: str, where: str) -> float:
     value = obj.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not _fits(value)
+        or value < 0
+    ):
         raise ConfigError(f"{where}: {key} must be a number >= 0")
     return float(value)
+
+
+def _fits(value: float) -> bool:
+    """Whether a number is finite as a float (an int past 1e308 is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _count(obj: Mapping[str, Any], key: str, where: str) -> int | None:
