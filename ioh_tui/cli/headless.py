@@ -186,7 +186,10 @@ def resume_command(args: argparse.Namespace) -> int:
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
-        stored = TaskContract.from_dict(row.contract)
+        try:
+            stored = TaskContract.from_dict(row.contract)
+        except ConfigError as exc:
+            raise ConfigError(f"store {store.path}: run {args.run_id}: {exc}") from None
         if args.workspace and stored.root != workspace:
             raise ConfigError(f"run {args.run_id} works in {stored.root}, not {args.workspace}")
         provider = build_provider(

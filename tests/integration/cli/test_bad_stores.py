@@ -216,6 +216,42 @@ def test_a_run_beside_an_unreadable_contract_is_recorded_and_the_old_row_kept(
     assert rows[0] == (1, "{not json") and len(rows) == 2
 
 
+@pytest.mark.parametrize(
+    ("contract", "message"),
+    [
+        ("[]", "the stored contract is not a task contract"),
+        ('{"goal": "hi"}', "the stored contract is not a task contract: missing 'mode'"),
+        ("NaN", "the stored contract is not a task contract"),
+    ],
+)
+def test_a_stored_contract_that_is_json_but_not_a_contract_is_one_line(
+    contract: str,
+    message: str,
+    recorded: tuple[Path, Path, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good, _, scenario = recorded
+    store = _copy(good, tmp_path, "odd.db", f"UPDATE runs SET contract = '{contract}'")
+    argv = ["resume", "1", "--headless", "--scenario", str(scenario), "--sandbox", "floor"]
+    assert main([*argv, "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"store {store}: run 1: {message}" in err, err
+
+
+def test_a_nan_budget_in_a_stored_contract_is_refused_on_resume(
+    recorded: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good, _, scenario = recorded
+    nan = "'\"time_budget_s\": null', '\"time_budget_s\": NaN'"  # as json.dumps writes one
+    sql = f"UPDATE runs SET contract = replace(contract, {nan})"
+    store = _copy(good, tmp_path, "nan.db", sql)
+    argv = ["resume", "1", "--headless", "--scenario", str(scenario), "--sandbox", "floor"]
+    assert main([*argv, "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert "run 1: the stored contract's time_budget_s is nan" in err, err
+
+
 APP_CASES = ("text", "truncated", "newer", "directory", "under /proc")
 
 
