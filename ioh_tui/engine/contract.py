@@ -205,12 +205,7 @@ _VERIFY = {"kind", "argv", "expect_exit", "needle", "text", "file"}
 
 def load_contract_file(path: str | Path) -> ContractFile:
     """Read a TOML task contract; `ConfigError` naming the bad key or value."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read contract {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"contract {path} is not valid TOML: {exc}") from None
+    data = _read_toml(path)
     _known(data, _TOP, f"contract {path}")
     fields: dict[str, Any] = {}
     for key in ("goal", "mode", "workspace", "file"):
@@ -231,16 +226,33 @@ def load_contract_file(path: str | Path) -> ContractFile:
         fields["verification"] = _verification(
             data["verification"], f"contract {path}: [verification]"
         )
-    policy_toml = None
-    if "policy" in data:
-        # The table as TOML parsed it (a `[policy]` table, an inline table or dotted keys alike),
-        # checked here so a bad rule names the contract file.
-        try:
-            parsed = parse_data(data["policy"], "policy")
-        except ConfigError as exc:
-            raise ConfigError(f"contract {path}: {exc}") from None
-        policy_toml = render_toml(*parsed)
-    return ContractFile(fields, policy_toml)
+    return ContractFile(fields, _policy_toml(data, path) if "policy" in data else None)
+
+
+def _read_toml(path: str | Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read contract {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"contract {path} is not UTF-8 text ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"contract {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"contract {path} is nested too deeply") from None
+
+
+def _policy_toml(data: dict[str, Any], path: str | Path) -> str:
+    """The contract's policy as a TOML document of its own.
+
+    Taken from the table TOML parsed (a `[policy]` table, an inline table or dotted keys alike),
+    never from the file's lines, and checked here so a bad rule names the contract file.
+    """
+    try:
+        parsed = parse_data(data["policy"], "policy")
+    except ConfigError as exc:
+        raise ConfigError(f"contract {path}: {exc}") from None
+    return render_toml(*parsed)
 
 
 def _verification(data: Any, where: str) -> Criterion:

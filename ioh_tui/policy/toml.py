@@ -53,6 +53,8 @@ def parse_toml(text: str) -> Parsed:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"policy TOML: {error}") from None
+    except RecursionError:
+        raise ConfigError("policy TOML: nested too deeply") from None
     _only_keys(document, ("policy",), "policy TOML")
     if "policy" not in document:
         raise ConfigError("policy TOML: missing the [policy] table")
@@ -69,6 +71,8 @@ def parse_json(text: str) -> Parsed:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ConfigError(f"policy JSON: {error}") from None
+    except RecursionError:
+        raise ConfigError("policy JSON: nested too deeply") from None
     return parse_data(data, "policy")
 
 

@@ -110,6 +110,22 @@ SCENARIOS: dict[str, tuple[bytes, str]] = {
 }
 
 
+FILES: dict[str, tuple[str, bytes, str]] = {
+    "contract not UTF-8": ("--contract", b'goal = "caf\xe9"\n', "is not UTF-8 text"),
+    "contract 100,000 deep": (
+        "--contract",
+        b'goal = "g"\nx = ' + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "is nested too deeply",
+    ),
+    "policy 100,000 deep": (
+        "--policy",
+        b"policy = " + b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        "policy TOML: nested too deeply",
+    ),
+    "policy not UTF-8": ("--policy", b'policy.defaults.read = "\xff"\n', "not UTF-8"),
+}
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
@@ -153,6 +169,20 @@ def test_a_contract_value_that_cannot_bound_the_run_is_refused(
     store = tmp_path / "store.db"
     argv = ["exec", "", "--contract", str(contract), "--scenario", str(scenario)]
     _refused([*argv, "--store", str(store)], capsys, message, f"contract {contract}")
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("case", sorted(FILES))
+def test_a_contract_or_policy_file_that_cannot_be_read_is_refused(
+    case: str, workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    option, data, message = FILES[case]
+    given = tmp_path / "given.toml"
+    given.write_bytes(data)
+    scenario = write_scenario(tmp_path / "s.json", {"text": "hi"})
+    store = tmp_path / "store.db"
+    argv = ["exec", "goal", "--workspace", str(workspace), "--scenario", str(scenario)]
+    _refused([*argv, option, str(given), "--store", str(store)], capsys, message, str(given))
     assert not store.exists()
 
 
