@@ -162,6 +162,9 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
             )
         )
         return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
+    if not contract.root.is_dir():
+        # Steps against nothing would only fail one by one (and a gate would run elsewhere).
+        raise ResumeError(f"run {run_id}'s workspace {contract.root} no longer exists")
     policy = parts.policy
     stored = await store.policy(run_id)
     base = Policy.from_json(stored) if stored else Policy.default()

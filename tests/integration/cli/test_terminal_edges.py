@@ -81,3 +81,23 @@ def test_a_value_that_is_not_a_number_is_named_in_the_users_words() -> None:
     assert "_positive_int" not in done.stderr
     done = ioh("exec", "x", "--time-budget", "soon")
     assert "--time-budget: must be a positive number, not 'soon'" in done.stderr
+
+
+def test_resuming_a_run_whose_workspace_is_gone_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("a\n")
+    store = str(tmp_path / "s.db")
+    read = {"tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}
+    scenario = write_scenario(tmp_path / "s.json", read, read)
+    first = ioh(
+        *("exec", "hi", "--workspace", str(workspace), "--scenario", str(scenario)),
+        *("--store", store, "--on-approval", "defer", "--max-steps", "1", "--json"),
+    )
+    assert first.returncode == 3, first.stderr  # the step cap: a run that can be resumed
+    (workspace / "a.txt").unlink()
+    workspace.rmdir()
+    done = ioh("resume", "1", "--headless", "--scenario", str(scenario), "--store", store)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"ioh-tui: run 1's workspace {workspace} no longer exists"
+    assert ioh("show", "1", "--store", store).returncode == 0  # nothing recorded was lost
