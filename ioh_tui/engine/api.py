@@ -275,6 +275,7 @@ async def _driven(
                 sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
                 context_window=window_for(p.provider.model, s.contract.context_window),
+                instructions=p.instructions.name if p.instructions else None,
             )
         )
         if pending is not None:
