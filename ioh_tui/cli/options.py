@@ -7,9 +7,10 @@ import asyncio
 import math
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
@@ -87,32 +88,25 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tree-token-budget", type=_positive_int)
 
 
-def _integer(text: str, wanted: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}") from None
+_T = TypeVar("_T")
 
 
 def _positive_int(text: str) -> int:
-    value = _integer(text, "a positive integer")
+    value = _parsed(int, text, "a positive integer")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
     return value
 
 
 def _non_negative_int(text: str) -> int:
-    value = _integer(text, "an integer >= 0")
+    value = _parsed(int, text, "an integer >= 0")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
     return value
 
 
 def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
+    value = _parsed(float, text, "a positive number")
     # NaN compares false with everything, so a budget of `nan` would never be reached.
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive finite number, not {text!r}")
@@ -120,10 +114,18 @@ def _positive_float(text: str) -> float:
 
 
 def _exit_status(text: str) -> int:
-    value = _integer(text, "an exit status (0-255)")
+    value = _parsed(int, text, "an exit status (0-255)")
     if not 0 <= value <= 255:
         raise argparse.ArgumentTypeError(f"must be an exit status (0-255), not {text}")
     return value
+
+
+def _parsed(kind: Callable[[str], _T], text: str, wanted: str) -> _T:
+    """`kind(text)`; a ValueError in the user's words, not the converter's name."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}") from None
 
 
 def store_path(args: argparse.Namespace) -> Path:
