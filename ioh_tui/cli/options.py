@@ -330,7 +330,7 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     """The provider that continues a stored run in the app (its browser, a deferred decision).
 
     Built as `ioh-tui resume RUN_ID` builds it without provider options: from the run's stored
-    driver options (provider, model, base URL, scenario) and the environment's keys.
+    driver options (provider, model, base URL, scenario, fallback) and the environment's keys.
     """
     blank = argparse.Namespace(
         provider=None, model=None, base_url=None, scenario=None, fallback=None

@@ -59,6 +59,14 @@ class Fallback:
         """The model of the provider that answered last, else the primary's."""
         return (self._served or self.providers[0]).model
 
+    def for_agent(self, goal: str) -> Fallback:
+        """The chain a sub-agent with this goal talks to: each provider's own for it."""
+        chain = []
+        for provider in self.providers:
+            for_agent = getattr(provider, "for_agent", None)
+            chain.append(for_agent(goal) if callable(for_agent) else provider)
+        return Fallback(chain)
+
     async def complete(
         self,
         request: Request,

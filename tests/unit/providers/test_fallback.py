@@ -13,6 +13,7 @@ from ioh_tui.core.transcript import Attempt, Message, Request, StreamPiece, Text
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import FALLBACK_TO, Fallback
 from ioh_tui.providers.retry import RetryPolicy
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 
@@ -204,3 +205,13 @@ async def test_nested_chains_work_and_aclose_reaches_every_provider() -> None:
     with pytest.raises(RuntimeError, match="would not close"):
         await chain.aclose()
     assert closed == ["a", "b", "c"]
+
+
+async def test_a_sub_agent_gets_each_provider_s_own_script() -> None:
+    child = {"turns": [{"text": "the child answers"}]}
+    primary = ScriptedProvider(
+        parse_scenario({"turns": [{"text": "root"}], "agents": {"child task": child}}), name="a"
+    )
+    chain = Fallback([primary, scripted("b")]).for_agent("do the child task")
+    assert chain.name == "a -> b"
+    assert (await chain.complete(REQUEST)).text == "the child answers"
