@@ -5,6 +5,7 @@ from __future__ import annotations
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
+from ioh_tui.engine.budgets import deadline
 from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
@@ -101,6 +102,7 @@ async def _run(
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
+        deadline=await deadline(p.store, p.run_id, s.contract),
         subject=s.contract.subject,
         on_output=on_output,
         toolchain=p.toolchain,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -103,6 +104,18 @@ class ToolContext:
     readable: Callable[[str], bool] | None = None
     """Whether grep may show a file's content without asking (its read is allowed, not `ask`);
     None: as `visible`."""
+    deadline: float | None = None
+    """The `time.monotonic()` instant the run's time budget runs out (None: no time budget)."""
+
+    def wall_s(self, asked: float | None = None) -> float:
+        """A command's wall-clock limit: what it asked, at most the exec timeout and the time left.
+
+        0 when the run's time budget is spent: the command must not start.
+        """
+        wall = min(asked, self.exec_timeout_s) if asked else self.exec_timeout_s
+        if self.deadline is not None:
+            wall = min(wall, self.deadline - time.monotonic())
+        return max(0.0, wall)
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]
