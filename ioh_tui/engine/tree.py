@@ -27,7 +27,7 @@ from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling, t
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import DecisionRules
-from ioh_tui.engine.gatework import GateWork
+from ioh_tui.engine.gatework import GateWork, remove_left
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.session import resumed_state
 from ioh_tui.engine.state import Deps, RunState
@@ -357,6 +357,7 @@ class Tree:
         child_state, last = await resumed_state(
             self.store, child_id, contract, DecisionRules(policy), row.tokens
         )
+        await remove_left(self.store, child_id, child.sandbox.backend)
         async with self.tier(child.depth):
             result = await self._work(child, child_state, last + 1)
         return ToolResult(_report(row.goal, result, _said(child_state)), ok=_good(result))
