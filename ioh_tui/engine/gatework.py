@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -148,11 +149,11 @@ class TracedSandbox:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:
