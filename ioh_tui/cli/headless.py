@@ -35,6 +35,7 @@ from ioh_tui.engine import (
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
+from ioh_tui.sandbox.floor import key_exposure
 from ioh_tui.store import Store
 
 
@@ -82,6 +83,8 @@ def _progress_line(event: ev.Event) -> str | None:
             line = f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
             if event.sandbox == "none":
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
+            if (exposure := key_exposure(event.sandbox)) is not None:
+                line += f"\nWARNING: {exposure}"
             return line
         case ev.StepStarted():
             return f"step {event.step}"
