@@ -337,6 +337,9 @@ async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
     # A provider's or a gate's words end up here: stored (and returned) with no key in them.
     detail = p.bus.redactor.text(stop.detail)
     await p.store.finish_run(p.run_id, status=status, outcome=stop.outcome, detail=detail)
+    if status == "completed":
+        # An ask left open (a modal when the run was stopped) can never be answered now.
+        await p.store.expire_approvals(p.run_id, f"expired: run {stop.outcome}")
     steps = await p.store.last_step(p.run_id)
     p.bus.emit(
         ev.RunFinished(**_who(p), outcome=stop.outcome, steps=steps, tokens=s.tokens, detail=detail)

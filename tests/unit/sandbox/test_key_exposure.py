@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from ioh_tui.sandbox import floor
@@ -12,7 +14,7 @@ from ioh_tui.sandbox.floor import key_exposure
 def test_as_root_the_floor_and_none_say_commands_can_read_the_keys(
     monkeypatch: pytest.MonkeyPatch, backend: str, named: str
 ) -> None:
-    monkeypatch.setattr(floor.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
     said = key_exposure(backend)
     assert said is not None and said.startswith("the harness runs as root")
     assert f"--sandbox {named}" in said and "API keys" in said
@@ -21,9 +23,9 @@ def test_as_root_the_floor_and_none_say_commands_can_read_the_keys(
 def test_contained_rungs_and_an_ordinary_user_on_linux_have_nothing_to_say(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(floor.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
     assert key_exposure("linux-bubblewrap") is None and key_exposure("linux-namespaces") is None
-    monkeypatch.setattr(floor.os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
     monkeypatch.setattr(floor, "can_protect_harness", lambda: True)
     assert key_exposure("portable-floor") is None
     monkeypatch.setattr(floor, "can_protect_harness", lambda: False)
