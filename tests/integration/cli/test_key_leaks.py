@@ -4,7 +4,8 @@
 `OPENAI_API_KEY`. The model repeats the key split across two text pieces; its command prints a
 workspace file holding the key and the harness's own environment; the next answer is a 200
 stream whose error event echoes the key. Every table of the SQLite file, every `--json` event,
-every human line and every trace command is then searched for the key and for its first half.
+every human line, every trace command and a `--record` file are then searched for the key and
+for its first half.
 """
 
 from __future__ import annotations
@@ -117,7 +118,9 @@ def test_a_key_echoed_anywhere_is_stored_emitted_and_printed_masked(
     server: WireServer, project: Path, tmp_path: Path, as_json: bool
 ) -> None:
     (project / "key.txt").write_text(f"OPENAI_API_KEY={KEY}\n")
-    done = _exec(server, project, tmp_path, *(["--json"] if as_json else []))
+    recording = tmp_path / "answers.jsonl"
+    extra = ["--json", "--record", str(recording)] if as_json else []
+    done = _exec(server, project, tmp_path, *extra)
     assert done.returncode == 1, done.stderr  # the second answer failed: run `failed`
     assert server.received[0].headers["authorization"] == f"Bearer {KEY}"  # the real key went
     assert not _leaks(done.stdout) and not _leaks(done.stderr), (done.stdout, done.stderr)
@@ -132,6 +135,8 @@ def test_a_key_echoed_anywhere_is_stored_emitted_and_printed_masked(
     assert "Incorrect API key provided: [redacted]." in stored
 
     if as_json:
+        kept = recording.read_text()  # --record keeps the model's answers on disk too
+        assert not _leaks(kept) and "Your key is [redacted]" in kept
         events = [json.loads(line) for line in done.stdout.splitlines()]
         text = "".join(e["text"] for e in events if e["event"] == "text_delta" and e["step"] == 1)
         assert text == "Your key is [redacted], I will print it."
