@@ -152,3 +152,19 @@ def test_key_lines_follow_tables_dotted_quoted_and_inline_keys() -> None:
     assert lines[("hooks", "stop", "#0", "command")] == 12
     assert lines[("hooks", "stop", "#1", "command")] == 14
     assert lines[("profiles", "p.q", "model")] == 16
+
+
+def test_the_documented_example_file_loads(tmp_path: Path) -> None:
+    """docs/configuration.md's complete example is a valid user file, every key in it read."""
+    from ioh_tui.config import KEYS
+
+    doc = (Path(__file__).parents[3] / "docs" / "configuration.md").read_text()
+    example = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "config.toml"
+    path.write_text(example)
+    layer = load_file(path, "user")
+    assert layer is not None
+    assert set(layer.values) == {key.path for key in KEYS}
+    assert set(layer.profiles) == {"claude", "local"}
+    assert layer.policy is not None and layer.mcp["servers"]["github"]["url"]
+    assert layer.hooks["post_tool"][0]["command"] == ["ruff", "format"]
