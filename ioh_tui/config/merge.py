@@ -17,7 +17,7 @@ from typing import Any
 
 from ioh_tui.config.loading import FileLayer, load_file
 from ioh_tui.config.locations import project_file, user_file
-from ioh_tui.config.schema import KEYS, PROVIDER_KEYS, Invalid, Key
+from ioh_tui.config.schema import KEYS, PROVIDER_KEYS, Invalid, Key, looks_secret
 from ioh_tui.core.errors import ConfigError
 
 _MODEL_ENV = {
@@ -188,7 +188,8 @@ def _from_env(key: Key, var: str, raw: str) -> Any:
         try:
             checked = probe(raw)
         except Invalid as exc:
-            raise ConfigError(f"env {var}={raw!r}: {key.path} {exc}") from None
+            shown = "<hidden: it looks like a key>" if looks_secret(raw) else repr(raw)
+            raise ConfigError(f"{var}={shown}: {exc}") from None
     if key.relative and isinstance(checked, str):
         checked = str(Path(checked).expanduser().resolve())
     return checked

@@ -79,6 +79,14 @@ def _choice(choices: tuple[str, ...]) -> Callable[[Any], str]:
     return check
 
 
+def _notify(value: Any) -> str:
+    """As the app reads `IOH_TUI_NOTIFY`: case and surrounding spaces do not matter."""
+    style = value.strip().lower() if isinstance(value, str) else value
+    if style not in NOTIFY_STYLES:
+        raise Invalid(f"use {' or '.join(NOTIFY_STYLES)} (or leave it unset)")
+    return str(style)
+
+
 def env_name(value: Any) -> str:
     """A variable's name (never its value: a key-shaped value is refused as a leak)."""
     if not isinstance(value, str):
@@ -293,7 +301,7 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "notifications.style",
-        _choice(NOTIFY_STYLES),
+        _notify,
         None,
         env=("IOH_TUI_NOTIFY",),
         default_text="off",
