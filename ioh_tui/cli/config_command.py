@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ioh_tui.cli.options import effective_config
+from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.config import KEYS, Config
 from ioh_tui.config.schema import BY_PATH
 
@@ -22,22 +23,22 @@ def config_command(args: argparse.Namespace) -> int:
     if args.what == "path":
         return _paths(config, args.json)
     if args.json:
-        print(json.dumps(_as_json(config)))
+        say_json(json.dumps(_as_json(config)))
         return 0
     width = max(len(key.path) for key in KEYS)
     if config.profile:
-        print(f"profile: {config.profile}")
+        say(f"profile: {config.profile}")
     for key in KEYS:
         value = config.values[key.path]
-        print(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source})")
+        say(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source})")
     for scope, path, table in config.policy_layers():
         layers = table.get("layers", [])
-        print(f"policy: {len(layers)} layer(s) and defaults from {scope} {path}")
+        say(f"policy: {len(layers)} layer(s) and defaults from {scope} {path}")
     servers = config.mcp_servers()
     if servers:
-        print(f"mcp servers: {', '.join(sorted(servers))}")
+        say(f"mcp servers: {', '.join(sorted(servers))}")
     for event, hooks in sorted(config.hooks().items()):
-        print(f"hooks.{event}: {len(hooks)}")
+        say(f"hooks.{event}: {len(hooks)}")
     return 0
 
 
@@ -47,10 +48,10 @@ def _paths(config: Config, as_json: bool) -> int:
             {"scope": scope, "path": str(path), "exists": exists}
             for scope, path, exists in config.files
         ]
-        print(json.dumps({"files": files}))
+        say_json(json.dumps({"files": files}))
         return 0
     for scope, path, exists in config.files:
-        print(f"{scope:<8} {path}  ({'exists' if exists else 'not found'})")
+        say(f"{scope:<8} {path}  ({'exists' if exists else 'not found'})")
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
@@ -10,9 +12,10 @@ from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
-from ioh_tui.policy import ApprovalRequest, Policy
+from ioh_tui.policy import ApprovalRequest, Policy, Verdict
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
+from ioh_tui.tools.base import NetVerdict
 
 _OUTPUT_EVENT_CHARS = 4000
 """Live output is forwarded to observers in pieces of at most this size."""
@@ -65,13 +68,16 @@ async def _run(
     tool = p.tools.get(call.name)
     who = p.who.fields()
 
-    def on_output(text: str) -> None:
+    def emit_output(text: str) -> None:
         for i in range(0, len(text), _OUTPUT_EVENT_CHARS):
             p.bus.emit(
                 ev.ToolOutput(
                     **who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]
                 )
             )
+
+    # Live output arrives in pieces that may split a key: the stream holds back a possible start.
+    live = p.bus.redactor.stream(emit_output)
 
     decider = DecisionGate(
         rules=s.rules,
@@ -100,12 +106,13 @@ async def _run(
         visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
         # A search shows a file's lines only where reading it needs no one's answer.
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
+        net=lambda line: _net(decider.verdict(Act.NET, line)),
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
         deadline=await deadline(p.store, p.run_id, s.contract),
         hard_links=lambda act, rel: _names_or_cannot_refuse(s, act, rel),
         subject=s.contract.subject,
-        on_output=on_output,
+        on_output=live.feed,
         toolchain=p.toolchain,
     )
     attempt_id = None
@@ -118,13 +125,27 @@ async def _run(
             await p.store.note_intent(opened, intent)
 
         ctx.journal = journal
-    result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
+    try:
+        result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
+    finally:
+        live.flush()
+    # The model, the journal, the store and every observer read the output: a key a command
+    # printed (the harness's environment on the floor, a file holding it) is masked first.
+    masked = p.bus.redactor.text(result.output)
+    if masked is not result.output:
+        result = dataclasses.replace(result, output=masked)
     if (ran := result.ran) is not None:
         await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
+        if granted := result.meta.get("network"):
+            await p.store.add_sandbox_event(p.run_id, n, "network_granted", ran.backend, granted)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
         await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
+
+
+def _net(verdict: Verdict) -> NetVerdict:
+    return NetVerdict(verdict.effect, verdict.rule, verdict.layer)
 
 
 def _names_or_cannot_refuse(s: RunState, act: Act, rel: str) -> bool:
