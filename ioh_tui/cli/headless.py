@@ -34,6 +34,7 @@ from ioh_tui.engine import (
     start,
 )
 from ioh_tui.engine.bus import Observer
+from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.store import Store
 
@@ -152,6 +153,7 @@ def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
     contract, contract_policy = build_contract(args)
     check_contract(contract)
+    check_store_placement(store_path(args), contract.root)  # before the store file is made
     policy = build_policy(args, contract_policy)
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)

@@ -30,6 +30,7 @@ from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
 from ioh_tui.engine.session import resumed_state, root_deps
 from ioh_tui.engine.state import FLAT, Deps, Lease, RunState, Spawner
 from ioh_tui.engine.tree import Containment, Tree
+from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox import Sandbox, select
@@ -73,6 +74,7 @@ async def _new(request: NewRun, parts: Parts) -> RunResult:
     if containment is not None and contract.mode != "workspace":
         raise ConfigError("a sub-agent tree works over a workspace, not a single file")
     check_contract(contract)
+    check_store_placement(parts.store.path, contract.root)
     extra: dict[str, Any] = {"driver": dict(request.driver)}
     if containment is not None:
         extra = {"containment": asdict(containment), **extra}
@@ -142,6 +144,7 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
     if row.parent_run_id is not None:
         raise ResumeError(f"run {run_id} is a sub-agent; resume its root run {row.root_run_id}")
     contract = TaskContract.from_dict(row.contract)
+    check_store_placement(store.path, contract.root)
     kept = row.contract
     if request.overrides:
         overrides = dict(request.overrides)

@@ -10,6 +10,7 @@ from ioh_tui.sandbox.base import (
     OutputSink,
     Sandbox,
 )
+from ioh_tui.sandbox.hidden import hidden_while_open
 from ioh_tui.sandbox.probe import (
     BACKENDS,
     CAPABILITIES,
@@ -36,6 +37,7 @@ __all__ = [
     "ProbeReport",
     "Sandbox",
     "SandboxError",
+    "hidden_while_open",
     "probe",
     "probe_report",
     "select",

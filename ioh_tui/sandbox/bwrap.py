@@ -22,6 +22,7 @@ from ioh_tui.sandbox._runner import (
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.hidden import harness_paths
 
 _EXEC_FAILED = "bwrap: execvp "
 """bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
@@ -66,6 +67,9 @@ class BwrapSandbox:
         for sock in bound_sockets(runtime, keep):
             opts += ["--ro-bind", "/dev/null", sock]
         dirs, files = secret_paths(keep)
+        # The harness's own files: the data directory and the open stores (hidden.py).
+        own_dirs, own_files = harness_paths(keep)
+        dirs, files = [*dirs, *own_dirs], [*files, *own_files]
         for secret in dirs:
             opts += ["--tmpfs", secret, "--remount-ro", secret]
         for secret in files:

@@ -26,6 +26,7 @@ from ioh_tui.sandbox._runner import (
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.hidden import harness_paths
 
 _LAUNCHER = Path(_ns_launcher.__file__).resolve()
 _EXEC_FAILED = "ioh-sandbox: exec "
@@ -74,6 +75,9 @@ class NamespacesSandbox:
         keep = [cwd, *writable]
         runtime = [] if network else runtime_dirs(keep)
         dirs, files = secret_paths(keep)
+        # The harness's own files: the data directory and the open stores (hidden.py).
+        own_dirs, own_files = harness_paths(keep)
+        dirs, files = [*dirs, *own_dirs], [*files, *own_files]
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],

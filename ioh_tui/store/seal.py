@@ -26,9 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError
-
-KEY_SUFFIX = ".key"
-"""The key file is the store's path plus this."""
+from ioh_tui.paths import store_key
 
 KEY_BYTES = 32
 _MEMORY = ":memory:"
@@ -37,8 +35,19 @@ _keys: dict[str, bytes] = {}
 
 
 def key_path(store: str | os.PathLike[str]) -> Path:
-    """Where the key of the store at `store` lives."""
-    return Path(f"{os.fspath(store)}{KEY_SUFFIX}")
+    """Where the key of the store at `store` lives (`paths.store_key`)."""
+    return store_key(store)
+
+
+def ensure_key(store: str) -> None:
+    """Make the store's key now if it has none, so it exists before any command starts.
+
+    The sandbox can only hide a file that exists when a command starts (`Store.open` calls this).
+
+    Raises:
+        ConfigError: The key file is unusable.
+    """
+    _key(store)
 
 
 @dataclass(frozen=True, slots=True)
