@@ -7,9 +7,11 @@ from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
+from ioh_tui.engine.guard import policy_guard
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import ApprovalRequest
+from ioh_tui.sandbox import guarded
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
 
@@ -99,7 +101,10 @@ async def _run(
         visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
         # A search shows a file's lines only where reading it needs no one's answer.
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
-        sandbox=p.sandbox,
+        # The policy reaches inside the sandbox too: denied files masked, host-run files read-only.
+        sandbox=guarded(
+            p.sandbox, lambda _cwd: policy_guard(s.rules.effective(), p.workspace.root)
+        ),
         exec_timeout_s=s.contract.exec_timeout_s,
         subject=s.contract.subject,
         on_output=on_output,

@@ -10,7 +10,8 @@ from ioh_tui.sandbox.base import (
     OutputSink,
     Sandbox,
 )
-from ioh_tui.sandbox.hidden import hidden_while_open
+from ioh_tui.sandbox.guard import GuardFor, guarded
+from ioh_tui.sandbox.hidden import Guard, hidden_while_open
 from ioh_tui.sandbox.probe import (
     BACKENDS,
     CAPABILITIES,
@@ -32,11 +33,14 @@ __all__ = [
     "CapHit",
     "Capabilities",
     "ExecResult",
+    "Guard",
+    "GuardFor",
     "Limits",
     "OutputSink",
     "ProbeReport",
     "Sandbox",
     "SandboxError",
+    "guarded",
     "hidden_while_open",
     "probe",
     "probe_report",

@@ -8,6 +8,9 @@ operator's decisions (issue 18, item 2). So bubblewrap and namespaces cover, for
 - every store this process has open (`hidden_while_open`, which `Store.open` holds), with its
   write-ahead log, shared memory, journal and key (`paths.store_files`), each with /dev/null.
 
+A `Guard` carries what the run's policy adds for one command: the workspace files a deny rule
+names, masked, and the files the host runs, read-only (`guard.py` applies it).
+
 The floor and `none` cannot hide anything: docs/security.md says so.
 """
 
@@ -17,6 +20,7 @@ import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ioh_tui.paths import data_dir, default_store, store_files
@@ -80,3 +84,19 @@ def _visible(real: Path, keep: Sequence[Path]) -> bool:
     """Whether `real` would be seen by a command at all (not under a private tmpfs)."""
     private = real.is_relative_to("/tmp") or real.is_relative_to("/dev/shm")
     return not private or any(real.is_relative_to(k) for k in keep)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """What the policy keeps from one command inside its writable tree (issue 18, items 4, 10).
+
+    Paths are absolute and real. The mount-namespace rungs apply it after the writable binds.
+    """
+
+    masked: tuple[str, ...] = ()
+    """Files a deny rule forbids reading: covered by /dev/null."""
+    readonly: tuple[str, ...] = ()
+    """Files and directories the host runs (`.git/config`, `.git/hooks`, ...): bound read-only."""
+    pinned: tuple[str, ...] = ()
+    """Directories between the working directory and a read-only path: bound onto themselves,
+    so they cannot be renamed away and replaced by a fresh, writable copy."""
