@@ -83,6 +83,11 @@ def _progress_line(event: ev.Event) -> str | None:
             line = f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
             if event.sandbox == "none":
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
+            if event.sandbox in ("portable-floor", "none"):
+                line += (
+                    f"\nWARNING: sandbox {event.sandbox}: commands can read and write the store "
+                    "(every run's transcript) and its key; only bwrap and namespaces hide them"
+                )
             return line
         case ev.StepStarted():
             return f"step {event.step}"

@@ -133,18 +133,32 @@ async def test_a_run_whose_store_is_inside_its_workspace_is_refused(tmp_path: Pa
         assert await store.runs() == []
 
 
-def test_exec_refuses_a_store_inside_the_workspace_before_making_it(tmp_path: Path) -> None:
+def ioh_exec(tmp_path: Path, store: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`ioh-tui exec` of a one-turn scenario over `tmp_path/ws`."""
     workspace = tmp_path / "ws"
-    workspace.mkdir()
+    workspace.mkdir(exist_ok=True)
     scenario = tmp_path / "s.json"
     scenario.write_text(json.dumps({"model": "m", "turns": [{"text": "hi"}]}))
-    argv = ["exec", "x", "--workspace", str(workspace), "--scenario", str(scenario)]
-    done = subprocess.run(
-        [sys.executable, "-m", "ioh_tui", *argv, "--store", str(workspace / "s.db")],
+    argv = ["exec", "x", "--workspace", str(workspace), "--scenario", str(scenario), *extra]
+    return subprocess.run(
+        [sys.executable, "-m", "ioh_tui", *argv, "--store", str(store)],
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def test_exec_refuses_a_store_inside_the_workspace_before_making_it(tmp_path: Path) -> None:
+    done = ioh_exec(tmp_path, tmp_path / "ws" / "s.db")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "inside the workspace" in done.stderr
-    assert list(workspace.iterdir()) == []
+    assert list((tmp_path / "ws").iterdir()) == []
+
+
+@pytest.mark.parametrize(("rung", "warned"), [("floor", True), *((r, False) for r in MOUNTING[:1])])
+def test_exec_says_when_its_rung_cannot_hide_the_store(
+    tmp_path: Path, rung: str, warned: bool
+) -> None:
+    done = ioh_exec(tmp_path, tmp_path / "s.db", "--sandbox", rung)
+    assert done.returncode == 0, done.stderr
+    assert ("commands can read and write the store" in done.stderr) is warned
