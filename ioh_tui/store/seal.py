@@ -43,11 +43,14 @@ def ensure_key(store: str) -> None:
     """Make the store's key now if it has none, so it exists before any command starts.
 
     The sandbox can only hide a file that exists when a command starts (`Store.open` calls this).
+    A store in a directory the user cannot write (a read-only copy, looked at) gets none: its
+    answers then read as unsealed, and answering one fails with the reason.
 
     Raises:
         ConfigError: The key file is unusable.
     """
-    _key(store)
+    if key_path(store).exists() or os.access(os.path.dirname(os.path.abspath(store)), os.W_OK):
+        _key(store)
 
 
 @dataclass(frozen=True, slots=True)
