@@ -299,11 +299,11 @@ class DecisionGate:
 def _stored_answer(row: ApprovalRow) -> tuple[Decision, str] | None:
     """The sealed answer on a request's row, and who gave it; None while it has none.
 
-    The store reads a forged answer as none (`ApprovalRow.forged`). A request a resume abandoned
-    (its driver looked dead) is refused: whoever resumed the run asks it again.
+    The store reads a forged answer as none (`ApprovalRow.forged`). A request closed unanswered
+    (abandoned by a resume that took the run over, expired when the run ended) is refused.
     """
-    if row.status == "abandoned":
-        return Decision.deny("the request was abandoned by a resume of this run"), "resume"
+    if row.status in ("abandoned", "expired"):
+        return Decision.deny(row.reason or f"the request was {row.status}"), row.decided_by or ""
     if row.status not in ("approve", "deny"):
         return None
     return Decision.from_row(row.answer), row.decided_by or "attached"

@@ -9,6 +9,7 @@ Only the mount-namespace rungs can apply it: on the floor and `none` `guarded` c
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -37,16 +38,16 @@ class GuardedSandbox:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:
         """Run `argv` as `Sandbox.run` does, with the policy's guard applied."""
-        guard = await asyncio.to_thread(self._guard_for, cwd)  # a walk of the workspace
+        guard = await asyncio.to_thread(self._guard_for, Path(cwd))  # a walk of the workspace
         return await self._inner.run(
             argv,
             cwd,

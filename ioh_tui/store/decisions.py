@@ -190,10 +190,21 @@ class Decisions(Db):
 
     async def abandon_approvals(self, run_id: int, *, after_step: int) -> None:
         """Close the requests a dead driver left unanswered in steps it never committed."""
+        await self._close_pending(
+            "run_id = ? AND step > ?", (run_id, after_step), "abandoned", "resume", None
+        )
+
+    async def expire_approvals(self, run_id: int, reason: str) -> None:
+        """Close a run's unanswered requests when it ends: no one can answer them any more."""
+        await self._close_pending("run_id = ?", (run_id,), "expired", "run ended", reason)
+
+    async def _close_pending(
+        self, where: str, params: Sequence[Any], status: str, by: str, reason: str | None
+    ) -> None:
+        """Close the pending requests `where` selects with `status`, each sealed."""
         async with self._transaction() as db:
             async with db.execute(
-                "SELECT * FROM approvals WHERE run_id = ? AND step > ? AND status = 'pending'",
-                (run_id, after_step),
+                f"SELECT * FROM approvals WHERE {where} AND status = 'pending'", tuple(params)
             ) as cur:
                 rows = [dict(r) for r in await cur.fetchall()]
             for row in rows:
@@ -201,17 +212,17 @@ class Decisions(Db):
                     self.path,
                     _fields(
                         row,
-                        status="abandoned",
-                        reason=None,
+                        status=status,
+                        reason=reason,
                         performed_target=None,
                         performed_content=None,
                         remembered=[],
                     ),
                 )
                 await db.execute(
-                    "UPDATE approvals SET status = 'abandoned', decided_by = 'resume',"
+                    "UPDATE approvals SET status = ?, decided_by = ?, reason = ?,"
                     f" remembered = '[]', answer_mac = ?, resolved_at = {NOW} WHERE id = ?",
-                    (mac, row["id"]),
+                    (status, by, reason, mac, row["id"]),
                 )
 
     async def approval(self, request_id: int) -> ApprovalRow | None:
