@@ -44,7 +44,6 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         or timeout <= 0
     ):
         raise ArgumentError("timeout_s must be a positive number of seconds")
-    wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
     # One target: the policy tries its program and any wrapped command itself (policy/argv.py),
     # so an allow of `ruff *` allows `ruff check .` (checked apart, `ruff` alone would ask).
@@ -60,6 +59,10 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
             return ToolResult(
                 f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False
             )
+    # Measured after the decision: a person may have taken a while to answer.
+    wall = ctx.wall_s(float(timeout) if timeout else None)
+    if wall <= 0:
+        return ToolResult(f"[exec not run] `{line}`: the run's time budget is spent", ok=False)
     # Every command gets CPU, memory and process caps as well as the wall clock (issue 18).
     limits = dataclasses.replace(EXEC_LIMITS, wall_s=wall)
     result = await ctx.sandbox.run(
