@@ -10,9 +10,10 @@ from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
-from ioh_tui.policy import ApprovalRequest, Policy
+from ioh_tui.policy import ApprovalRequest, Policy, Verdict
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
+from ioh_tui.tools.base import NetVerdict
 
 _OUTPUT_EVENT_CHARS = 4000
 """Live output is forwarded to observers in pieces of at most this size."""
@@ -100,6 +101,7 @@ async def _run(
         visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
         # A search shows a file's lines only where reading it needs no one's answer.
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
+        net=lambda line: _net(decider.verdict(Act.NET, line)),
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
         deadline=await deadline(p.store, p.run_id, s.contract),
@@ -121,10 +123,16 @@ async def _run(
     result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
     if (ran := result.ran) is not None:
         await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
+        if granted := result.meta.get("network"):
+            await p.store.add_sandbox_event(p.run_id, n, "network_granted", ran.backend, granted)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
         await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
+
+
+def _net(verdict: Verdict) -> NetVerdict:
+    return NetVerdict(verdict.effect, verdict.rule, verdict.layer)
 
 
 def _names_or_cannot_refuse(s: RunState, act: Act, rel: str) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ioh_tui.core.acts import Act
+from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.sandbox.base import ExecResult, Sandbox
 from ioh_tui.toolchain import Toolchain
@@ -101,6 +101,9 @@ class ToolContext:
     """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
     toolchain: Toolchain | None = None
     """The run's detected project (None: none, or single-file mode); checked after edits."""
+    net: Callable[[str], NetVerdict] | None = None
+    """What the policy says of giving a command line the network, before anyone is asked
+    (None: never; commands run with the network denied)."""
     readable: Callable[[str], bool] | None = None
     """Whether grep may show a file's content without asking (its read is allowed, not `ask`);
     None: as `visible`."""
@@ -132,6 +135,15 @@ class ToolContext:
         if self.deadline is not None:
             wall = min(wall, self.deadline - time.monotonic())
         return max(0.0, wall)
+
+
+@dataclass(frozen=True, slots=True)
+class NetVerdict:
+    """The `net` act's verdict on a command line: its effect and the rule that decided it."""
+
+    effect: Effect
+    rule: str | None = None
+    layer: str | None = None
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]
