@@ -98,7 +98,8 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sandbox",
         choices=("auto", "bwrap", "namespaces", "floor", "none"),
-        help="containment for commands (default auto: the strongest available)",
+        help="containment for commands (default auto: the strongest here); floor and none cannot"
+        " hide the store, your files or the network from them (docs/security.md)",
     )
     p.add_argument(
         "--gate-timeout",
