@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -90,9 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         return _dispatch(args)
+    except BrokenPipeError:
+        # The reader went away (`ioh-tui runs | head -1`): what it wanted it has. Point stdout at
+        # nothing so the interpreter's last flush cannot fail again, and end quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ConfigError, ResumeError, ConflictError) as exc:
         print(f"ioh-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -80,6 +80,8 @@ def _progress_line(event: ev.Event) -> str | None:
         case ev.RunStarted():
             model = f"{event.provider} {event.model or ''}".strip()
             line = f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
+            if event.instructions:
+                line += f"\nproject instructions: {event.instructions} (pinned in every request)"
             if event.sandbox == "none":
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
             return line

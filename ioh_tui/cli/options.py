@@ -6,9 +6,10 @@ import argparse
 import asyncio
 import os
 import shlex
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
@@ -84,25 +85,36 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tree-token-budget", type=_positive_int)
 
 
+_T = TypeVar("_T")
+
+
 def _positive_int(text: str) -> int:
-    value = int(text)
+    value = _parsed(int, text, "a positive integer")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer, not {text}")
     return value
 
 
 def _non_negative_int(text: str) -> int:
-    value = int(text)
+    value = _parsed(int, text, "an integer >= 0")
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, not {text}")
     return value
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
+    value = _parsed(float, text, "a positive number")
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
     return value
+
+
+def _parsed(kind: Callable[[str], _T], text: str, wanted: str) -> _T:
+    """`kind(text)`; a ValueError in the user's words, not the converter's name."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}") from None
 
 
 def store_path(args: argparse.Namespace) -> Path:

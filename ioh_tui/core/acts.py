@@ -39,7 +39,7 @@ _RANK = {Effect.ALLOW: 0, Effect.ASK: 1, Effect.DENY: 2}
 DecisionKind = Literal["approve", "deny", "defer"]
 """What a person (or an approver) answers to an ask."""
 
-ApprovalStatus = Literal["pending", "approve", "deny", "abandoned"]
+ApprovalStatus = Literal["pending", "approve", "deny", "abandoned", "expired"]
 """An `approvals` row's status: a deferred ask stays `pending`; a dead driver's, `abandoned`."""
 
 

@@ -40,6 +40,8 @@ class RunStarted(Event):
     resumed_from_step: int | None = None
     context_window: int | None = None
     """The model's context window in tokens, as the engine fits requests to it."""
+    instructions: str | None = None
+    """The project instructions file pinned in every request (`AGENTS.md`), if one was found."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

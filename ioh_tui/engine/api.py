@@ -162,6 +162,9 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
             )
         )
         return RunResult(row.outcome, run_id, row.steps, row.tokens, row.detail)
+    if not contract.root.is_dir():
+        # Steps against nothing would only fail one by one (and a gate would run elsewhere).
+        raise ResumeError(f"run {run_id}'s workspace {contract.root} no longer exists")
     policy = parts.policy
     stored = await store.policy(run_id)
     base = Policy.from_json(stored) if stored else Policy.default()
@@ -272,6 +275,7 @@ async def _driven(
                 sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
                 context_window=window_for(p.provider.model, s.contract.context_window),
+                instructions=p.instructions.name if p.instructions else None,
             )
         )
         if pending is not None:

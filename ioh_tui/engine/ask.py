@@ -83,6 +83,8 @@ async def _request(p: Deps, s: RunState, n: int) -> Request:
         Message("system", system_prompt(s.contract)),
         Message("user", task_block(s.contract, project=p.project)),
     ]
+    if p.instructions is not None:
+        pinned.append(Message("user", p.instructions.block()))
     if s.notes:
         pinned.append(Message("user", notes_block(s.notes)))
     fitted = s.context.fit(pinned, s.history, p.tools.specs)

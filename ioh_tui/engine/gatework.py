@@ -16,6 +16,7 @@ command a gate ran (detail: the argv; the agent's own commands are `exec` rows o
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
@@ -103,11 +104,11 @@ class TracedSandbox:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:

@@ -334,6 +334,9 @@ async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
     await p.spawner.drain(p.run_id)
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
     await p.store.finish_run(p.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
+    if status == "completed":
+        # An ask left open (a modal when the run was stopped) can never be answered now.
+        await p.store.expire_approvals(p.run_id, f"expired: run {stop.outcome}")
     steps = await p.store.last_step(p.run_id)
     p.bus.emit(
         ev.RunFinished(

@@ -12,6 +12,7 @@ from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.ids import Who
+from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
@@ -57,6 +58,7 @@ def root_deps(
         spawner=spawner,
         toolchain=found,
         project=found.describe() if found is not None else None,
+        instructions=find_instructions(contract.root) if contract.mode == "workspace" else None,
         raises=raises,
     )
 

@@ -21,6 +21,7 @@ from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
+from ioh_tui.engine.instructions import Instructions
 from ioh_tui.engine.stall import Progress
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
@@ -54,6 +55,8 @@ class Deps:
     """The workspace's detected project, once per drive (None: no marker, or single-file mode)."""
     project: str | None = None
     """`toolchain.describe()`: the `Project:` line of the task block, shown on every turn."""
+    instructions: Instructions | None = None
+    """The project's `AGENTS.md` (or `CLAUDE.md`), pinned after the task block (workspace mode)."""
     raises: BudgetRaises | None = None
     """Budgets a supervisor raised mid-run, taken at the next budget check (root agents only)."""
     gate_work: GateWork = field(default_factory=GateWork)

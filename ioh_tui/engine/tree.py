@@ -299,6 +299,7 @@ class Tree:
                 model=child.provider.model,
                 sandbox=child.sandbox.backend,
                 context_window=window_for(child.provider.model, contract.context_window),
+                instructions=child.instructions.name if child.instructions else None,
             )
         )
         return child, RunState(contract, DecisionRules(policy))

@@ -232,8 +232,9 @@ class AnthropicAssembler:
         for key in _COUNTERS:
             value = usage.get(key)
             if value is not None:
-                # Cumulative counts: the largest report is the latest one.
-                self._counters[key] = max(self._counters[key], as_int(value))
+                # Cumulative counts: the latest report stands, as in the official SDK (a refusal
+                # says `output_tokens: 0` after `message_start` said 1).
+                self._counters[key] = as_int(value)
 
     def _usage(self) -> Usage | None:
         counts = self._counters

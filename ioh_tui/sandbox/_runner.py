@@ -283,7 +283,9 @@ def resolve_program(program: str, path: str, cwd: Path) -> str | None:
     return shutil.which(program, path=path)
 
 
-def resolve_dirs(cwd: Path, writable: Sequence[Path]) -> tuple[Path, list[Path]]:
+def resolve_dirs(
+    cwd: str | os.PathLike[str], writable: Sequence[str | os.PathLike[str]]
+) -> tuple[Path, list[Path]]:
     """Absolute, symlink-free working directory and writable roots for a bind-mounting backend.
 
     Writable roots that do not exist are dropped: a missing bind source would fail the whole
@@ -292,7 +294,8 @@ def resolve_dirs(cwd: Path, writable: Sequence[Path]) -> tuple[Path, list[Path]]
     Raises:
         SandboxError: the working directory does not exist.
     """
-    real = cwd.resolve()
+    real = Path(cwd).resolve()
     if not real.is_dir():
         raise SandboxError(f"working directory {cwd} does not exist")
-    return real, [p.resolve() for p in writable if p.is_dir()]
+    roots = [Path(p) for p in writable]
+    return real, [p.resolve() for p in roots if p.is_dir()]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal, Protocol
 
 CapHit = Literal["cpu", "wall", "memory", "output", "processes"]
@@ -87,11 +87,11 @@ class Sandbox(Protocol):
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -84,11 +85,11 @@ class FloorSandbox:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:
@@ -118,11 +119,11 @@ class NoneSandbox:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:

@@ -114,6 +114,14 @@ class Decisions(Db):
             (run_id, after_step),
         )
 
+    async def expire_approvals(self, run_id: int, reason: str) -> None:
+        """Close a run's unanswered requests when it ends: no one can answer them any more."""
+        await self._exec(
+            f"UPDATE approvals SET status = 'expired', decided_by = 'run ended', reason = ?,"
+            f" resolved_at = {NOW} WHERE run_id = ? AND status = 'pending'",
+            (reason, run_id),
+        )
+
     async def approval(self, request_id: int) -> ApprovalRow | None:
         """One request with its resolution."""
         rows = await self._approval_rows(f"{_APPROVALS} WHERE a.id = ?", (request_id,))

@@ -6,7 +6,7 @@ the lease writes nothing.
 
 from __future__ import annotations
 
-import os
+import psutil
 
 from ioh_tui.core.errors import ConflictError
 from ioh_tui.store.base import NOW, Db
@@ -67,15 +67,28 @@ class Leases(Db):
 
 
 def _owner_alive(owner: str) -> bool:
-    """Whether the process named in an owner id (`<pid>-...`) is alive; unknown counts as alive."""
+    """Whether the process an owner id (`<pid>-<ns>-...`) names is alive; unknown counts as alive.
+
+    A zombie is dead (it drives nothing; its parent has not reaped it yet), and so is a process
+    that started after the owner id was minted: its pid was reused.
+    """
+    parts = owner.split("-")
     try:
-        pid = int(owner.split("-", 1)[0])
+        pid = int(parts[0])
     except ValueError:
         return True
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return False
+        started = proc.create_time()
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.Error:
         return True
-    return True
+    try:
+        minted = int(parts[1]) / 1e9
+    except (IndexError, ValueError):
+        return True
+    # create_time is rounded to the clock tick: a second of slack keeps the true owner alive.
+    return started <= minted + 1.0

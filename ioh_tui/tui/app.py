@@ -8,7 +8,9 @@ are `TerminalSignals`' (`notify.py`). Screens never call the app: their intents 
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import signal
 from collections.abc import Iterable
 from pathlib import PurePath
 from typing import Any, ClassVar
@@ -118,10 +120,27 @@ class IohApp(App[int]):
         # off a full collection (about 0.1 s, a visible stall) every half second; measured with
         # benchmarks/bench_tui_tree.py: 32 full collections in an 18 s run, then one.
         gc.set_threshold(GC_YOUNG, 10, 10)
+        if not self.is_headless:  # under a test's Pilot the event loop is the test's
+            self._stop_on_signals()
         if self._pending is not None:
             await self._drive()
         else:
             self.push_screen(self._start_screen())
+
+    def _stop_on_signals(self) -> None:
+        """SIGTERM and SIGHUP end the app as ctrl+q does.
+
+        The run is stopped and recorded `cancelled`, and its temporary directories (the gate's,
+        the demo's) are removed; Python's default would kill the process where it stands,
+        leaving the run `running` for ever.
+        """
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self._signalled, sig)
+
+    def _signalled(self, sig: int) -> None:
+        self.supervisor.stop(f"stopped by {signal.Signals(sig).name}")
+        self.exit(self.exit_status)
 
     def _start_screen(self) -> StartScreen:
         return StartScreen(

@@ -6,10 +6,12 @@ Cheap to import: the app (and Textual) load only when `launch` runs.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Resume
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -43,20 +45,35 @@ def launch(
         The run's exit status (interface.md §2), or 0 when only the start screen was used.
 
     Raises:
-        ConfigError: The demo was asked for and this build has none (nothing was started).
+        ConfigError: The demo was asked for and this build has none, or stdin or stdout is not a
+            terminal (nothing was started).
     """
     from ioh_tui.tui.factory import make_app
     from ioh_tui.tui.notify import NOTIFY_ENV, notify_style
 
+    notify = notify_style(os.environ.get(NOTIFY_ENV, ""))
+    _need_a_terminal()
     app = make_app(
         store_path,
         run,
         demo=demo,
         resumer=_resumer(stored_provider, sandbox),
-        notify=notify_style(os.environ.get(NOTIFY_ENV, "")),
+        notify=notify,
     )
     app.run()
     return app.exit_status
+
+
+def _need_a_terminal() -> None:
+    """Refuse to start the app where it cannot be drawn or driven.
+
+    Without this a redirected `ioh-tui demo` hangs for ever and writes escape codes into a file.
+    """
+    if not (sys.stdin.isatty() and sys.stdout.isatty()) or os.environ.get("TERM") == "dumb":
+        raise ConfigError(
+            "the app needs a terminal (stdin and stdout are not both one, or TERM=dumb): "
+            "use `ioh-tui exec` or `ioh-tui demo --headless`, or `resume --headless`"
+        )
 
 
 def _resumer(build: StoredProvider | None, sandbox: Sandbox | None) -> Resumer | None:

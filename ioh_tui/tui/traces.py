@@ -23,6 +23,7 @@ ANSWERS = {
     "deny": "denied",
     "pending": "pending",
     "abandoned": "abandoned",
+    "expired": "expired (the run ended)",
 }
 """A request's stored status, as the decisions table says it."""
 DECIDERS = {
@@ -31,6 +32,7 @@ DECIDERS = {
     "attached": "another process",
     "resume": "resume (asked again)",
     "queue": "the queue (answered together)",
+    "run ended": "no one (the run ended first)",
 }
 """Who answered (`approvals.decided_by`), in words."""
 

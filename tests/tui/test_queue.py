@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +162,7 @@ async def test_a_decision_another_process_waits_on_is_answered_through_the_store
             sandbox="floor",
         )
         # A live driver: this very process (alive), holding a fresh lease.
-        await store.acquire_lease(run_id, f"{os.getpid()}-1-1", 600.0)
+        await store.acquire_lease(run_id, f"{os.getpid()}-{time.time_ns()}-1", 600.0)
         request = await store.create_approval(
             run_id, 1, {"act": "exec", "target": "make deploy", "tool": "exec"}
         )

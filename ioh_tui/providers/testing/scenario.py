@@ -77,6 +77,8 @@ class Scenario:
     agents: Mapping[str, Scenario] = field(default_factory=dict)
     context_window: int | None = None
     """The model's window: a request estimated past it is refused, as a hosted model refuses."""
+    summary_delay_ms: float = 0.0
+    """How long a summarising request waits before its answer (to kill a run inside one)."""
 
     def overflows(self, request: Request) -> bool:
         """Whether `request` passes the model's window (the harness's own estimate)."""
@@ -90,7 +92,7 @@ class Scenario:
         summarise the transcript (a compaction) is answered with a summary, never a turn.
         """
         if _summarising(request):
-            return Turn(text=_summary(request))
+            return Turn(text=_summary(request), delay_ms=self.summary_delay_ms)
         index = self.turn_index(request)
         if index < len(self.turns):
             return self.turns[index]
@@ -136,7 +138,7 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
     """Check a decoded scenario and build it."""
-    obj = _object(data, where, {"model", "turns", "agents", "context_window"})
+    obj = _object(data, where, {"model", "turns", "agents", "context_window", "summary_delay_ms"})
     model = obj.get("model", "scripted-model")
     window = obj.get("context_window")
     if window is not None and (
@@ -162,7 +164,13 @@ def parse_scenario(data: Any, *, where: str = "scenario") -> Scenario:
         )
         for key, value in agents_raw.items()
     }
-    return Scenario(model=model, turns=turns, agents=agents, context_window=window)
+    return Scenario(
+        model=model,
+        turns=turns,
+        agents=agents,
+        context_window=window,
+        summary_delay_ms=_number(obj, "summary_delay_ms", where),
+    )
 
 
 _TURN_KEYS = {"text", "thinking", "tool_calls", "usage", "chunk_delay_ms", "delay_ms", "errors"}

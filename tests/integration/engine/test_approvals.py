@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.engine import RunResult, TaskContract, resume, run
+from ioh_tui.engine import CancelToken, RunResult, TaskContract, resume, run
 from ioh_tui.policy import (
     ApprovalRequest,
     Decision,
@@ -309,3 +309,31 @@ async def test_two_answers_at_once_have_exactly_one_winner(project: Path, tmp_pa
         for s in stores:
             await s.__aexit__(None, None, None)
     assert sum(wins) == 1 and paused.outcome == "awaiting_approval"
+
+
+async def test_a_run_stopped_while_asking_leaves_no_dead_decision(
+    project: Path, tmp_path: Path
+) -> None:
+    cancel = CancelToken()
+    async with Store.open(tmp_path / "t.db") as store:
+        task = asyncio.create_task(
+            run(
+                contract(project),
+                scripted({"tool_calls": [FIX_CALC]}),
+                store=store,
+                approver=Never(),
+                sandbox=select("floor"),
+                cancel=cancel,
+            )
+        )
+        for _ in range(200):
+            if await store.approvals(pending_only=True):
+                break
+            await asyncio.sleep(0.02)
+        cancel.cancel("stopped from the app")
+        result = await asyncio.wait_for(task, 10)
+        assert result.outcome == "cancelled"
+        assert await store.approvals(pending_only=True) == []
+        (row,) = await store.approvals(result.run_id)
+    assert (row.status, row.reason) == ("expired", "expired: run cancelled")
+    assert (project / "calc.py").read_text() != FIXED

@@ -6,6 +6,7 @@ Real runs: a scripted model, a real store file, real gate commands in every cont
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import sys
 import textwrap
@@ -207,11 +208,11 @@ class _Broken:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:
@@ -242,15 +243,15 @@ class _Cwds:
     async def run(
         self,
         argv: Sequence[str],
-        cwd: Path,
+        cwd: str | os.PathLike[str],
         *,
         limits: Limits = DEFAULT_LIMITS,
         network: bool = False,
-        writable: Sequence[Path] = (),
+        writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
     ) -> ExecResult:
-        self.cwds.append(cwd)
+        self.cwds.append(Path(cwd))
         return await self.inner.run(argv, cwd, limits=limits, writable=writable, env=env)
 
 

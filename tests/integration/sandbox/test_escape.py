@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ioh_tui.sandbox import Capabilities, Limits, Sandbox
+from ioh_tui.sandbox import Capabilities, Limits, Sandbox, select
 
 from .conftest import script
 
@@ -72,6 +72,19 @@ async def test_writes_outside_workspace_fail(
     assert (cache / "allowed.txt").read_text() == "x"
     # Documented for the floor: it cannot confine writes.
     assert (outside / "escape.txt").exists() is not caps.confines_writes
+
+
+async def test_paths_may_be_given_as_strings(
+    any_rung: str, workspace: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    argv = [*script(WRITE), str(workspace / "a.txt"), str(cache / "b.txt")]
+    result = await select(any_rung).run(
+        argv, str(workspace), writable=[str(cache)], limits=Limits(wall_s=10)
+    )
+    assert result.exit_code == 0, result.stderr
+    assert (workspace / "a.txt").read_text() == (cache / "b.txt").read_text() == "x"
 
 
 async def test_private_tmp_is_private(

@@ -111,6 +111,22 @@ def test_message_delta_usage_is_cumulative_not_added() -> None:
     assert completion.text == "a"
 
 
+def test_the_latest_usage_report_stands_even_when_it_is_lower() -> None:
+    # A refusal stream: message_start says 1 output token, message_delta says 0 (the SDK says 0).
+    events = [
+        start(10),
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "refusal"},
+            "usage": {"output_tokens": 0},
+        },
+        {"type": "message_stop"},
+    ]
+    completion, _, _ = feed(events)
+    assert completion.usage is not None
+    assert (completion.usage.input_tokens, completion.usage.output_tokens) == (10, 0)
+
+
 def test_openrouter_input_tokens_arrive_in_message_delta() -> None:
     completion, _, _ = feed(
         [
