@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Static
 
 from ioh_tui.core import events as ev
 from ioh_tui.engine import Containment, NewRun, TaskContract, run
+from ioh_tui.engine.prompts import NOTES_SHOWN
 from ioh_tui.policy import DeferAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.testing.scenario import parse_scenario
@@ -302,3 +304,21 @@ async def test_a_chosen_agent_shows_its_own_context_and_notes(tmp_path: Path) ->
         await pilot.pause()
         assert (meter.label, meter.reading) == ("context", "900 / 8.0k")
         assert "none kept yet" in str(notes.query_one(".notes--text", Static).content)
+
+
+async def test_the_notes_section_shows_what_the_model_is_given_and_counts_the_rest() -> None:
+    class NotesApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Notes()
+
+    app = NotesApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        notes = app.query_one(Notes)
+        for i in range(NOTES_SHOWN + 5):
+            notes.add(None, f"note {i}")
+        notes.add(3, "a child's note")
+        await pilot.pause()
+        lines = str(notes.query_one(".notes--text", Static).content).splitlines()
+    assert lines[0] == "(5 older notes not shown)"
+    assert lines[1:] == [f"• note {i}" for i in range(5, NOTES_SHOWN + 5)]
+    assert notes.border_title == f"notes ({NOTES_SHOWN + 5})"

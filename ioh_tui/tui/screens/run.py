@@ -6,8 +6,8 @@ screen knows of the run comes down through `Supervision`; what it asks of the ap
 messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
 
 (Over 400 lines: the one `match` over engine events and the frame that shows them a batch at a
-time share the panes they update; the budgets section is the next to move out, as the decisions
-did.)
+time share the panes they update; the budgets and the long-run sections (compactions, notes) are
+the next to move out, as the decisions did.)
 """
 
 from __future__ import annotations
@@ -155,8 +155,8 @@ class RunScreen(Screen[None]):
         """The store the engine writes: summaries and a resumed run's notes are read from it."""
         self.contexts: dict[int | None, ContextUse] = {}
         """How full each agent's context window is (None: the root)."""
-        self.compactions: dict[int | None, list[Compaction]] = {}
-        """Each agent's compactions in this drive, oldest first (kept past transcript pruning)."""
+        self.compactions: dict[int | None, Compaction] = {}
+        """Each agent's latest compaction in this drive (what `c` opens; kept past pruning)."""
         self._inbox: list[ev.Event] = []
         """Events not shown yet (the next frame shows them)."""
         self._frame_timer: Timer | None = None
@@ -329,7 +329,10 @@ class RunScreen(Screen[None]):
         if self.has_class("-tree") or root:
             self.agent_tree.apply(event)
         agent = None if root else event.agent_id
-        if self.contexts.setdefault(agent, ContextUse()).apply(event) and agent == self.shown_agent:
+        use = self.contexts.get(agent)
+        if use is None:
+            use = self.contexts[agent] = ContextUse()
+        if use.apply(event) and agent == self.shown_agent:
             self._context_meter()
         await self.handle(event, agent)
 
@@ -556,7 +559,7 @@ class RunScreen(Screen[None]):
         block = Compaction(
             run_id=_own_run(event), step=step, before=before, after=after, agent=agent
         )
-        self.compactions.setdefault(agent, []).append(block)
+        self.compactions[agent] = block
         await self.transcript.mount_block(block, agent)
         if agent == self.shown_agent:
             self.refresh_bindings()  # c now has a summary to open
@@ -564,13 +567,13 @@ class RunScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The summary key is offered once the agent shown has a compaction."""
         if action == "summary":
-            return bool(self.compactions.get(self.shown_agent))
+            return self.shown_agent in self.compactions
         return True
 
     def action_summary(self) -> None:
         """c: the latest compaction's summary, of the agent shown."""
-        if shown := self.compactions.get(self.shown_agent):
-            self._open_summary(shown[-1])
+        if (latest := self.compactions.get(self.shown_agent)) is not None:
+            self._open_summary(latest)
 
     def on_compaction_opened(self, message: Compaction.Opened) -> None:
         """Enter on a compaction block: its summary."""

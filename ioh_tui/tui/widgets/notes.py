@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from ioh_tui.engine.prompts import NOTES_SHOWN
+
 Agent = int | None
 """A sub-agent's run id; None for the root."""
 
@@ -14,7 +16,9 @@ Agent = int | None
 class Notes(VerticalScroll):
     """The side panel's notes section: live from `note_added`, restored from the store on resume.
 
-    Each agent's notes are kept; the section shows the chosen agent's (the root's by default).
+    Each agent's notes are kept; the section shows the chosen agent's (the root's by default):
+    the newest `NOTES_SHOWN`, the ones the model is given each turn, and how many older ones there
+    are (a day-long run may keep thousands, and each note redraws the section).
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -62,10 +66,10 @@ class Notes(VerticalScroll):
         who = "" if self.agent is None else f" · agent {self.agent}"
         self.border_title = f"notes{who} ({len(notes)})" if notes else f"notes{who}"
         self.set_class(not notes, "-empty")
-        text = (
-            Text("\n").join(Text.assemble(("• ", "bold"), note) for note in notes)
-            if notes
-            else Text("none kept yet")
-        )
+        shown = notes[-NOTES_SHOWN:]
+        lines = [Text.assemble(("• ", "bold"), note) for note in shown]
+        if len(notes) > len(shown):
+            lines.insert(0, Text(f"({len(notes) - len(shown)} older notes not shown)", "dim"))
+        text = Text("\n").join(lines) if lines else Text("none kept yet")
         self.query_one(".notes--text", Static).update(text)
         self.scroll_end(animate=False)
