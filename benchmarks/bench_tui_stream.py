@@ -68,6 +68,7 @@ class TokenStream:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         for i in range(self.tokens):
             if on_piece is not None:

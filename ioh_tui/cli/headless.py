@@ -102,6 +102,8 @@ def _within_step(event: ev.Event) -> str | None:
             return f"  approval {event.request_id}: {event.decision}"
         case ev.RetryScheduled():
             return f"  retry after {event.error_kind} in {event.delay_ms} ms"
+        case ev.FellBack():
+            return f"  fallback: {event.from_provider} failed, {event.to_provider} takes over"
         case ev.StallWarned():
             return f"  stall warning: {event.detail}"
         case ev.ContextCompacted():

@@ -16,6 +16,7 @@ from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
 from ioh_tui.providers.base import Provider
+from ioh_tui.providers.fallback import Fallback
 from ioh_tui.providers.record import Recorder, Replay
 from ioh_tui.providers.registry import make_provider
 from ioh_tui.sandbox.base import Sandbox
@@ -30,13 +31,19 @@ _ENV_PROVIDERS = (
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
-    """--provider, --model, --base-url, --scenario, and --record or --replay."""
+    """--provider, --model, --base-url, --scenario, --fallback, and --record or --replay."""
     p.add_argument(
         "--provider", choices=PROVIDERS, help="model back-end (default: from the environment)"
     )
     p.add_argument("--model", help="model slug")
     p.add_argument("--base-url", help="endpoint (compatible; an override for the others)")
     p.add_argument("--scenario", help="scenario file for --provider scripted")
+    p.add_argument(
+        "--fallback",
+        metavar="PROVIDER[:MODEL]",
+        help="a provider taken when the first one's retries are spent (its key, base URL and, "
+        "without :MODEL, model from the environment)",
+    )
     tape = p.add_mutually_exclusive_group()
     tape.add_argument(
         "--record", metavar="FILE", help="append each of the model's answers to FILE (JSON lines)"
@@ -220,7 +227,8 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     """The provider named by the options, or the one the environment configures.
 
     `--replay FILE` answers from the recording instead (the provider options are not read);
-    `--record FILE` wraps the provider so each answer is appended to FILE.
+    `--fallback PROVIDER[:MODEL]` chains a second provider behind the first (`Fallback`);
+    `--record FILE` wraps the provider (or the chain) so each answer is appended to FILE.
 
     Raises:
         ConfigError: no provider is configured, or the recording cannot be read or written.
@@ -229,6 +237,9 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     if replay:
         return Replay.load(replay)
     provider = _named_provider(args, max_retries)
+    fallback = getattr(args, "fallback", None)
+    if fallback:
+        provider = Fallback([provider, _fallback_provider(fallback, args, max_retries)])
     record = getattr(args, "record", None)
     return Recorder(provider, record) if record else provider
 
@@ -257,6 +268,26 @@ def _named_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     )
 
 
+def _fallback_provider(spec: str, args: argparse.Namespace, max_retries: int) -> Provider:
+    """The provider `--fallback PROVIDER[:MODEL]` names (the model may hold colons itself)."""
+    name, _, model = spec.partition(":")
+    if name not in PROVIDERS:
+        raise ConfigError(
+            f"--fallback {spec!r}: unknown provider {name!r} (choose from {', '.join(PROVIDERS)})"
+        )
+    if name == "scripted" and not args.scenario:
+        raise ConfigError("--fallback scripted needs --scenario FILE")
+    if name == "compatible" and not os.environ.get("OPENAI_BASE_URL"):
+        # --base-url is the first provider's: a compatible fallback's endpoint is the variable's.
+        raise ConfigError("--fallback compatible takes its endpoint from OPENAI_BASE_URL: not set")
+    try:
+        return make_provider(
+            name, model=model or None, scenario=args.scenario, max_retries=max_retries
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"--fallback {spec}: {exc}") from None
+
+
 def build_containment(args: argparse.Namespace) -> Containment | None:
     """A tree's containment when any of its options is given (that enables `spawn_agent`)."""
     given = {
@@ -272,7 +303,12 @@ def build_containment(args: argparse.Namespace) -> Containment | None:
 
 def driver_options(args: argparse.Namespace) -> dict[str, str]:
     """The provider options worth keeping with a run, so `resume` needs none (never a key)."""
-    kept = {"provider": args.provider, "model": args.model, "base_url": args.base_url}
+    kept = {
+        "provider": args.provider,
+        "model": args.model,
+        "base_url": args.base_url,
+        "fallback": getattr(args, "fallback", None),
+    }
     if args.scenario:
         kept["scenario"] = str(Path(args.scenario).resolve())
     return {k: v for k, v in kept.items() if v}
@@ -284,7 +320,7 @@ def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> ar
     if args.provider or args.scenario:
         return args
     merged = argparse.Namespace(**vars(args))
-    for key in ("provider", "model", "base_url", "scenario"):
+    for key in ("provider", "model", "base_url", "scenario", "fallback"):
         if getattr(merged, key, None) is None and key in stored:
             setattr(merged, key, stored[key])
     return merged
@@ -294,9 +330,11 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     """The provider that continues a stored run in the app (its browser, a deferred decision).
 
     Built as `ioh-tui resume RUN_ID` builds it without provider options: from the run's stored
-    driver options (provider, model, base URL, scenario) and the environment's keys.
+    driver options (provider, model, base URL, scenario, fallback) and the environment's keys.
     """
-    blank = argparse.Namespace(provider=None, model=None, base_url=None, scenario=None)
+    blank = argparse.Namespace(
+        provider=None, model=None, base_url=None, scenario=None, fallback=None
+    )
     retries = contract.get("max_retries", 2)
     return build_provider(
         with_stored_driver(blank, contract), retries if isinstance(retries, int) else 2

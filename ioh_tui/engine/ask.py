@@ -21,6 +21,7 @@ from ioh_tui.core.control import BudgetExhausted, Stop
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import (
     Attempt,
+    AttemptSink,
     Completion,
     Message,
     Request,
@@ -33,6 +34,7 @@ from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import notes_block, system_prompt, task_block
 from ioh_tui.engine.stall import Progress
 from ioh_tui.engine.state import Deps, RunState
+from ioh_tui.providers.fallback import FALLBACK_TO
 from ioh_tui.tools.note import NOTE
 
 _FOLDS_PER_STEP = 3
@@ -130,7 +132,12 @@ async def _summarise(p: Deps, s: RunState, n: int, request: Request) -> str | No
     attempts: list[Attempt] = []
     try:
         completion = await p.cancel.guard(
-            p.provider.complete(request, on_attempt=attempts.append, deadline=await _deadline(p, s))
+            p.provider.complete(
+                request,
+                on_attempt=_attempt_sink(p, n, attempts),
+                deadline=await _deadline(p, s),
+                max_retries=s.contract.max_retries,
+            )
         )
     except ProviderError:
         await account(p, n, attempts)
@@ -175,25 +182,14 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
             p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=piece.text))
 
     pending: list[Attempt] = []
-
-    def on_attempt(attempt: Attempt) -> None:
-        pending.append(attempt)
-        if attempt.retry_in_s is not None:
-            # Announced at once: it voids the text this failed attempt streamed (the app clears it).
-            p.bus.emit(
-                ev.RetryScheduled(
-                    **_who(p),
-                    step=n,
-                    attempt=attempt.attempt,
-                    error_kind=attempt.failure or "",
-                    delay_ms=int(attempt.retry_in_s * 1000),
-                )
-            )
-
     try:
         completion = await p.cancel.guard(
             p.provider.complete(
-                request, on_piece=on_piece, on_attempt=on_attempt, deadline=await _deadline(p, s)
+                request,
+                on_piece=on_piece,
+                on_attempt=_attempt_sink(p, n, pending),
+                deadline=await _deadline(p, s),
+                max_retries=s.contract.max_retries,
             )
         )
     except BudgetExhausted as exc:
@@ -219,6 +215,52 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
         )
     )
     return completion
+
+
+def _attempt_sink(p: Deps, n: int, pending: list[Attempt]) -> AttemptSink:
+    """Keeps each attempt for accounting, announcing a retry and a fall-over as they happen.
+
+    A switch of provider is announced once: by the fallback chain's mark on the attempt that
+    ended the failed provider's turn (before the next one streams), else when an attempt comes
+    from another provider than the failed one before it.
+    """
+    last: list[Attempt] = []
+    announced: list[str] = []
+
+    def fell_back(from_provider: str, to_provider: str) -> None:
+        announced[:] = [to_provider]
+        p.bus.emit(
+            ev.FellBack(**_who(p), step=n, from_provider=from_provider, to_provider=to_provider)
+        )
+
+    def on_attempt(attempt: Attempt) -> None:
+        pending.append(attempt)
+        if attempt.retry_in_s is not None:
+            # Announced at once: it voids the text this failed attempt streamed (the app clears
+            # it); the delay is the very wait then slept, jitter included.
+            p.bus.emit(
+                ev.RetryScheduled(
+                    **_who(p),
+                    step=n,
+                    attempt=attempt.attempt,
+                    error_kind=attempt.failure or "",
+                    delay_ms=round(attempt.retry_in_s * 1000),
+                )
+            )
+        to = attempt.extra.get(FALLBACK_TO)
+        before = last[0] if last else None
+        if isinstance(to, str):
+            fell_back(attempt.provider, to)
+        elif (
+            before is not None
+            and before.failure is not None
+            and before.provider != attempt.provider
+            and announced != [attempt.provider]
+        ):
+            fell_back(before.provider, attempt.provider)
+        last[:] = [attempt]
+
+    return on_attempt
 
 
 async def account(p: Deps, n: int, attempts: list[Attempt]) -> None:

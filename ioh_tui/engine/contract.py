@@ -42,7 +42,9 @@ class TaskContract:
     max_steps: int = 12
     time_budget_s: float | None = None
     token_budget: int | None = None
-    max_retries: int = 2
+    max_retries: int = 10
+    """Retries of one model call (the wait between them is `providers.retry.RetryPolicy`'s):
+    10 outlasts an outage of about 1.5 to 3 minutes, within the time budget (docs/long-runs.md)."""
     exec_timeout_s: float = 900.0
     constraints: tuple[str, ...] = ()
     stall_after: int = 5

@@ -52,6 +52,8 @@ class Provider(Protocol):
     Retryable failures are retried inside (up to `max_retries`, exponential backoff honouring
     `Retry-After`); each attempt is reported to `on_attempt`. A wait that would end after
     `deadline` (a `time.monotonic()` instant) is not taken: the error is raised instead.
+    `max_retries`, when given, is this call's retry count and overrides the provider's own
+    (a run passes its contract's, so `TaskContract.with_max_retries` reaches any provider).
     A failure that survives its retries raises `ProviderError`.
     """
 
@@ -72,6 +74,7 @@ class Provider(Protocol):
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         """Make one completion (with retries)."""
         ...

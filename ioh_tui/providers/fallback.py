@@ -2,22 +2,31 @@
 
 Each provider runs its own retries first. When it still fails with a *retryable* kind (rate limit,
 overload, server, transport, timeout, malformed or cut stream), the same request goes to the next.
-A non-retryable failure (auth, a refused request, a context overflow, a retry that would outlast the
-time budget) is raised at once: another back-end would be asked the same bad request, or a bad key
-is something the user must fix, and the time budget is the run's, not one provider's.
+So does a provider whose next retry would outlast the run's time budget: that provider cannot be
+waited for, but the next may answer at once within what is left. A non-retryable failure (auth, a
+refused request, a context overflow) is raised at once: another back-end would be asked the same
+bad request, and a bad key is something the user must fix.
 
-No command line option builds one yet: `--fallback PROVIDER[:MODEL]` (interface.md §8) is the
-next issue's, and wires this class in `cli/options.py` `build_provider`. Until then only tests
-reach it; it stays because that option is promised.
+`--fallback PROVIDER[:MODEL]` (interface.md §8) builds one in `cli/options.py` `build_provider`.
+
+The switch is announced through `on_attempt`: the failed attempt that ends a provider's turn is
+reported with `extra={"fallback_to": NAME}` just before the next provider is asked, so a
+consumer (the engine's `fallback` event) can say so before the next provider's pieces stream.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Sequence
 
+from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
+from ioh_tui.core.transcript import Attempt, AttemptSink, Completion, Request, StreamSink
 from ioh_tui.providers.base import Provider
+
+FALLBACK_TO = "fallback_to"
+"""The `Attempt.extra` key naming the provider asked next, on the attempt that ended a turn."""
 
 
 class Fallback:
@@ -50,6 +59,14 @@ class Fallback:
         """The model of the provider that answered last, else the primary's."""
         return (self._served or self.providers[0]).model
 
+    def for_agent(self, goal: str) -> Fallback:
+        """The chain a sub-agent with this goal talks to: each provider's own for it."""
+        chain = []
+        for provider in self.providers:
+            for_agent = getattr(provider, "for_agent", None)
+            chain.append(for_agent(goal) if callable(for_agent) else provider)
+        return Fallback(chain)
+
     async def complete(
         self,
         request: Request,
@@ -57,21 +74,31 @@ class Fallback:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
-        """Ask each provider in turn until one answers.
+        """Ask each provider in turn until one answers; `max_retries` is each one's.
 
         Raises:
             ProviderError: the first non-retryable failure, or the last provider's failure.
         """
+        last = len(self.providers) - 1
         for position, provider in enumerate(self.providers):
+            held = _LastFailure(on_attempt)
             try:
                 completion = await provider.complete(
-                    request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
+                    request,
+                    on_piece=on_piece,
+                    on_attempt=held,
+                    deadline=deadline,
+                    max_retries=max_retries,
                 )
             except ProviderError as error:
-                if not error.retryable or position == len(self.providers) - 1:
+                if position == last or not _falls_over(error, deadline):
+                    held.release(None)
                     raise
+                held.release(_first_name(self.providers[position + 1]))
                 continue
+            held.release(None)
             self._served = provider
             inner = getattr(provider, "last_served", None)
             self.last_served = inner if isinstance(inner, str) else provider.name
@@ -88,3 +115,47 @@ class Fallback:
                 failures.append(exc)
         if failures:
             raise failures[0]
+
+
+def _falls_over(error: ProviderError, deadline: float | None) -> bool:
+    """Whether the next provider may be asked after `error` (see the module docstring)."""
+    if isinstance(error, BudgetExhausted):
+        return deadline is None or deadline > time.monotonic()
+    return error.retryable
+
+
+def _first_name(provider: Provider) -> str:
+    """The name of the provider a chain asks first (a nested chain's first leaf)."""
+    inner = getattr(provider, "providers", None)
+    if isinstance(inner, tuple) and inner:
+        return _first_name(inner[0])
+    return provider.name
+
+
+class _LastFailure:
+    """Passes attempts on, holding back a failure that may be a provider's last.
+
+    A failed attempt with no retry scheduled ends the provider's turn; whether the chain falls
+    over is known only once the error reaches `Fallback.complete`, which then releases it, marked
+    with the provider asked next. Every attempt still reaches the sink, once, in order.
+    """
+
+    def __init__(self, sink: AttemptSink | None) -> None:
+        self._sink = sink
+        self._held: Attempt | None = None
+
+    def __call__(self, attempt: Attempt) -> None:
+        self.release(None)
+        ends_a_turn = attempt.failure is not None and attempt.retry_in_s is None
+        if ends_a_turn and FALLBACK_TO not in attempt.extra:
+            self._held = attempt
+        elif self._sink is not None:
+            self._sink(attempt)
+
+    def release(self, next_provider: str | None) -> None:
+        held, self._held = self._held, None
+        if held is None or self._sink is None:
+            return
+        if next_provider is not None:
+            held = dataclasses.replace(held, extra={**held.extra, FALLBACK_TO: next_provider})
+        self._sink(held)

@@ -160,10 +160,13 @@ class WireProvider:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         """Stream one completion, retrying retryable failures (see `Provider`).
 
         Pieces of a failed attempt have already gone to `on_piece`; the retry streams afresh.
+        `max_retries`, when given, is this call's retry count (a run's contract), not the
+        provider's own.
         """
         model = request.model or self._model
         body = json.dumps(self.build_body(request, model), ensure_ascii=False).encode()
@@ -172,7 +175,7 @@ class WireProvider:
             lambda: self._attempt(body, model, used_ids, on_piece, deadline),
             provider=self._name,
             model=model,
-            max_retries=self.max_retries,
+            max_retries=self.max_retries if max_retries is None else max_retries,
             policy=self._retry,
             on_attempt=on_attempt,
             deadline=deadline,

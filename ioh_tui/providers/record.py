@@ -103,10 +103,15 @@ class Recorder:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         """Ask the inner provider and keep the answer."""
         completion = await self.inner.complete(
-            request, on_piece=on_piece, on_attempt=on_attempt, deadline=deadline
+            request,
+            on_piece=on_piece,
+            on_attempt=on_attempt,
+            deadline=deadline,
+            max_retries=max_retries,
         )
         self.exchanges.append((request, completion))
         if self.path is not None:
@@ -176,12 +181,14 @@ class Replay:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         """Stream and return the recorded answer to this exact request.
 
         Raises:
             ProviderError: `malformed`, not retryable, naming where the request diverges.
         """
+        del max_retries  # a recording's answer never changes: nothing to retry
         return await call_with_retries(
             lambda: self._answer(request, on_piece),
             provider=self.name,

@@ -1,8 +1,18 @@
-"""One place for retries: backoff honouring `Retry-After`, bounded by the run's deadline."""
+"""One place for retries: capped backoff with jitter, `Retry-After` capped, bounded by the deadline.
+
+The wait after failed attempt `k` is drawn from `[ceiling/2, ceiling]` with `ceiling =
+min(base_s * 2**(k-1), max_s)` ("equal jitter"): half of it fixed, so a retry never comes back at
+once, half random, so many clients failing together (every run on a machine, every sub-agent of a
+tree) do not come back together either. A server's `Retry-After` (or `retry-after-ms`) is taken as
+asked, without jitter, up to `RETRY_AFTER_CAP_S`: a longer ask waits the cap, because a run should
+not sleep an hour on one header. No wait may end after the run's deadline: that is a
+`BudgetExhausted` raised at once, not a sleep that ends with nothing left to try in.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -13,19 +23,41 @@ from ioh_tui.core.transcript import Attempt, AttemptSink, Completion
 
 Sleep = Callable[[float], Awaitable[None]]
 
+RETRY_AFTER_CAP_S = 60.0
+"""The longest a server's `Retry-After` is honoured for; a longer ask waits this long."""
+_MAX_DOUBLINGS = 60
+"""Beyond this the ceiling is `max_s` anyway; capping the exponent keeps the float finite."""
+
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """Backoff: `base_s * 2**(attempt-1)` capped at `max_s`; a server's `Retry-After` wins."""
+    """How long to wait between attempts.
 
-    base_s: float = 0.5
+    Args:
+        base_s: the ceiling of the first wait; it doubles with each failed attempt.
+        max_s: the largest ceiling.
+        jitter: the random share of each wait (0.5: equal jitter; 0: none, the ceiling itself).
+        retry_after_cap_s: the longest a server's `Retry-After` is honoured for.
+        rng: a uniform draw in [0, 1); `random.Random(seed).random` makes the waits repeatable.
+    """
+
+    base_s: float = 1.0
     max_s: float = 30.0
+    jitter: float = 0.5
+    retry_after_cap_s: float = RETRY_AFTER_CAP_S
+    rng: Callable[[], float] = random.random
+
+    def ceiling_s(self, attempt: int) -> float:
+        """The largest wait after failed attempt number `attempt` (1-based)."""
+        doublings = min(max(0, attempt - 1), _MAX_DOUBLINGS)
+        return float(min(self.base_s * 2**doublings, self.max_s))
 
     def wait_s(self, attempt: int, error: ProviderError) -> float:
         """How long to wait after failed attempt number `attempt` (1-based)."""
         if error.retry_after is not None:
-            return max(0.0, error.retry_after)
-        return float(min(self.base_s * 2 ** (attempt - 1), self.max_s))
+            return min(max(0.0, error.retry_after), self.retry_after_cap_s)
+        ceiling = self.ceiling_s(attempt)
+        return ceiling * (1.0 - self.jitter) + ceiling * self.jitter * self.rng()
 
 
 async def call_with_retries(
@@ -41,8 +73,9 @@ async def call_with_retries(
 ) -> Completion:
     """Run `attempt_once` until it succeeds, a failure is not retryable, or retries run out.
 
-    Every attempt is reported to `on_attempt` (success or failure, with the wait before the next).
-    Raises the last `ProviderError`; `BudgetExhausted` when the wait would pass `deadline`.
+    Every attempt is reported to `on_attempt` (success or failure, with the wait before the next:
+    the very wait then slept). Raises the last `ProviderError`; `BudgetExhausted` when the wait
+    would pass `deadline`.
     """
     attempt = 1
     while True:

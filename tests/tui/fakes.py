@@ -46,6 +46,7 @@ class GatedProvider:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         self.calls += 1
         if self.calls > 1:

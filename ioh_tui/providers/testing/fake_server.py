@@ -19,7 +19,6 @@ import itertools
 import json
 import signal
 import sys
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -28,7 +27,13 @@ from typing import Any
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.providers.testing import fake_wire
 from ioh_tui.providers.testing.fake_http import BadRequest, HttpRequest, Responder, read_request
-from ioh_tui.providers.testing.scenario import Scenario, ScriptedError, load_scenario, turn_usage
+from ioh_tui.providers.testing.scenario import (
+    ErrorCursor,
+    Scenario,
+    ScriptedError,
+    load_scenario,
+    turn_usage,
+)
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 _SECRET_HEADERS = ("authorization", "x-api-key")
@@ -93,7 +98,7 @@ class FakeModelServer:
         self.requests: list[RecordedRequest] = []
         """Every request received, in arrival order."""
         self._agents = _flatten_agents(self.scenario)
-        self._errors_used: defaultdict[tuple[str, int], int] = defaultdict(int)
+        self._errors = ErrorCursor()
         self._ids = itertools.count(1)
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -220,7 +225,7 @@ class FakeModelServer:
         index = scenario.turn_index(request)
         turn = scenario.turn_for(request)
         record.agent, record.turn = agent, index
-        failure = self._next_error(agent, index, turn.errors)
+        failure = self._errors.next((agent, index), turn.errors)
         if failure is not None and failure.status is not None:
             record.served = f"http {failure.status}"
             message = fake_wire.status_message(failure.status)
@@ -290,15 +295,6 @@ class FakeModelServer:
             if key in goal:
                 return key, scenario
         return "", self.scenario
-
-    def _next_error(
-        self, agent: str, index: int, errors: tuple[ScriptedError, ...]
-    ) -> ScriptedError | None:
-        used = self._errors_used[(agent, index)]
-        if used >= len(errors):
-            return None
-        self._errors_used[(agent, index)] += 1
-        return errors[used]
 
     def _request_id(self) -> str:
         return f"req_fake{next(self._ids)}"

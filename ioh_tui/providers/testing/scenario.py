@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+import time
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,39 @@ class ScriptedError:
     retry_after_s: float | None = None
     disconnect_after_chunks: int | None = None
     stream_error: str | None = None
+    fail_for_s: float | None = None
+    """Serve this failure to every request until this many seconds after the first it answered
+    (an outage), then go on to the next; None: serve it once."""
+
+
+class ErrorCursor:
+    """Which scripted failure a request gets, counted per key (an agent's turn), in order.
+
+    Both doubles use it, so `fail_for_s` means the same in-process and over the wire.
+
+    Args:
+        clock: seconds, monotonic (injectable for tests).
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._used: defaultdict[Hashable, int] = defaultdict(int)
+        self._since: dict[Hashable, float] = {}
+
+    def next(self, key: Hashable, errors: Sequence[ScriptedError]) -> ScriptedError | None:
+        """The failure the next request for `key` gets, or None when they are used up."""
+        while (used := self._used[key]) < len(errors):
+            error = errors[used]
+            if error.fail_for_s is not None:
+                now = self._clock()
+                if now - self._since.setdefault(key, now) < error.fail_for_s:
+                    return error
+                del self._since[key]
+                self._used[key] += 1
+                continue
+            self._used[key] += 1
+            return error
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +246,9 @@ def _turn(data: Any, where: str) -> Turn:
 
 def _error(data: Any, where: str) -> ScriptedError:
     obj = _object(
-        data, where, {"status", "retry_after_s", "disconnect_after_chunks", "stream_error"}
+        data,
+        where,
+        {"status", "retry_after_s", "disconnect_after_chunks", "stream_error", "fail_for_s"},
     )
     kinds = [k for k in ("status", "disconnect_after_chunks", "stream_error") if k in obj]
     if len(kinds) != 1:
@@ -230,7 +267,12 @@ def _error(data: Any, where: str) -> ScriptedError:
     message = obj.get("stream_error")
     if message is not None and not isinstance(message, str):
         raise ConfigError(f"{where}: stream_error must be a string")
-    return ScriptedError(status, retry_after, cut, message)
+    lasting = obj.get("fail_for_s")
+    if lasting is not None and (
+        isinstance(lasting, bool) or not isinstance(lasting, int | float) or not lasting > 0
+    ):
+        raise ConfigError(f"{where}: fail_for_s must be a number of seconds > 0")
+    return ScriptedError(status, retry_after, cut, message, lasting)
 
 
 def _object(data: Any, where: str, allowed: set[str]) -> dict[str, Any]:

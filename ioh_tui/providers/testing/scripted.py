@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from ioh_tui.core.transcript import (
 from ioh_tui.providers.classify import classify_status
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
 from ioh_tui.providers.testing.scenario import (
+    ErrorCursor,
     Scenario,
     load_scenario,
     turn_calls,
@@ -58,7 +58,7 @@ class ScriptedProvider:
         self._retry = retry
         self._sleep = sleep
         self._name = name
-        self._errors_used: defaultdict[int, int] = defaultdict(int)
+        self._errors = ErrorCursor()
         self.requests: list[Request] = []
         """Every request received, for tests."""
 
@@ -89,6 +89,7 @@ class ScriptedProvider:
         on_piece: StreamSink | None = None,
         on_attempt: AttemptSink | None = None,
         deadline: float | None = None,
+        max_retries: int | None = None,
     ) -> Completion:
         """Serve the turn the request's transcript calls for."""
         self.requests.append(request)
@@ -96,7 +97,7 @@ class ScriptedProvider:
             lambda: self._attempt(request, on_piece),
             provider=self.name,
             model=self.model,
-            max_retries=self.max_retries,
+            max_retries=self.max_retries if max_retries is None else max_retries,
             policy=self._retry,
             on_attempt=on_attempt,
             deadline=deadline,
@@ -116,14 +117,11 @@ class ScriptedProvider:
             )
         index = self.scenario.turn_index(request)
         turn = self.scenario.turn_for(request)
-        used = self._errors_used[index]
-        failure = turn.errors[used] if used < len(turn.errors) else None
-        if failure is not None:
-            self._errors_used[index] += 1
-            if failure.status is not None:
-                raise classify_status(
-                    failure.status, f"scripted HTTP {failure.status}", failure.retry_after_s
-                )
+        failure = self._errors.next(index, turn.errors)
+        if failure is not None and failure.status is not None:
+            raise classify_status(
+                failure.status, f"scripted HTTP {failure.status}", failure.retry_after_s
+            )
         started = time.monotonic()
         if turn.delay_ms:
             await asyncio.sleep(turn.delay_ms / 1000)

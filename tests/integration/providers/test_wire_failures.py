@@ -12,7 +12,7 @@ from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, Completion, Message, Request
 from ioh_tui.providers import Anthropic, OpenAI
-from ioh_tui.providers.retry import RetryPolicy, Sleep
+from ioh_tui.providers.retry import RETRY_AFTER_CAP_S, RetryPolicy, Sleep
 from tests.integration.providers.wire_server import Framing, Reply, WireServer
 from tests.integration.providers.wire_streams import (
     anthropic_events,
@@ -234,3 +234,34 @@ async def test_connection_is_reused_after_done(server: WireServer) -> None:
     ports = {r.client_port for r in server.received}
     assert len(server.received) == 2
     assert len(ports) == 1
+
+
+async def test_a_retry_after_past_the_cap_waits_the_cap(server: WireServer) -> None:
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    server.queue(
+        error_reply(429, "a", **{"Retry-After": "3600"}),
+        error_reply(503, "b", **{"retry-after-ms": "90000"}),
+        Reply(OK_BODY),
+    )
+    attempts: list[Attempt] = []
+    await complete(server, attempts, sleep=record)
+    assert waits == [RETRY_AFTER_CAP_S, RETRY_AFTER_CAP_S] == [60.0, 60.0]
+    assert [a.retry_in_s for a in attempts] == [60.0, 60.0, None]
+
+
+async def test_the_call_s_max_retries_overrides_the_provider_s(server: WireServer) -> None:
+    server.queue(*(error_reply(500, "boom") for _ in range(6)), Reply(OK_BODY))
+    provider = OpenAI(base_url=f"{server.url}/v1", api_key="x", model="m", retry=FAST)
+    try:
+        with pytest.raises(ProviderError):
+            await provider.complete(REQUEST, max_retries=0)
+        assert len(server.received) == 1
+        completion = await provider.complete(REQUEST, max_retries=5)
+    finally:
+        await provider.aclose()
+    assert completion.text == "Hello"
+    assert len(server.received) == 7

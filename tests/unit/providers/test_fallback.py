@@ -11,8 +11,9 @@ from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Attempt, Message, Request, StreamPiece, TextPiece
 from ioh_tui.providers.base import Provider
-from ioh_tui.providers.fallback import Fallback
+from ioh_tui.providers.fallback import FALLBACK_TO, Fallback
 from ioh_tui.providers.retry import RetryPolicy
+from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.providers.testing.scripted import ScriptedProvider
 from tests.fakes.provider_server import scenario
 
@@ -87,18 +88,75 @@ async def test_non_retryable_failures_do_not_fall_over(status: int) -> None:
     assert chain.last_served is None
 
 
-async def test_a_retry_past_the_deadline_does_not_fall_over() -> None:
-    primary = ScriptedProvider(
+def waiting_60s(name: str) -> ScriptedProvider:
+    return ScriptedProvider(
         scenario({"text": "late", "errors": [{"status": 429, "retry_after_s": 60}]}),
-        name="a",
+        name=name,
         retry=RetryPolicy(),
         sleep=no_wait,
     )
+
+
+async def test_a_retry_past_the_deadline_falls_over_while_time_is_left() -> None:
+    # The primary cannot be waited for within the budget, but the secondary can answer now.
     secondary = scripted("b")
-    chain = Fallback([primary, secondary])
+    chain = Fallback([waiting_60s("a"), secondary])
+    attempts: list[Attempt] = []
+    completion = await chain.complete(
+        REQUEST, on_attempt=attempts.append, deadline=time.monotonic() + 5
+    )
+    assert completion.text == "b answers"
+    assert [(a.provider, a.failure, a.retry_in_s) for a in attempts] == [
+        ("a", "rate_limited (HTTP 429)", None),
+        ("b", None, None),
+    ]
+    assert attempts[0].extra == {FALLBACK_TO: "b"}
+
+
+async def test_a_retry_past_the_deadline_of_the_last_provider_ends_the_budget() -> None:
+    chain = Fallback([scripted("a", *[{"status": 503}] * 3), waiting_60s("b")])
     with pytest.raises(BudgetExhausted):
         await chain.complete(REQUEST, deadline=time.monotonic() + 5)
+
+
+async def test_nothing_falls_over_once_the_deadline_has_passed() -> None:
+    secondary = scripted("b")
+    chain = Fallback([waiting_60s("a"), secondary])
+    with pytest.raises(BudgetExhausted):
+        await chain.complete(REQUEST, deadline=time.monotonic() - 1)
     assert secondary.requests == []
+
+
+async def test_the_switch_is_marked_before_the_next_provider_streams() -> None:
+    seen: list[str] = []
+    primary = scripted("a", *[{"status": 503}] * 2, retries=1)
+    chain = Fallback(
+        [Fallback([primary, scripted("b", {"status": 500}, retries=0)]), scripted("c")]
+    )
+
+    def on_attempt(attempt: Attempt) -> None:
+        seen.append(f"{attempt.provider}:{attempt.failure}:{attempt.extra.get(FALLBACK_TO)}")
+
+    def on_piece(piece: StreamPiece) -> None:
+        seen.append(f"piece {piece}")
+
+    await chain.complete(REQUEST, on_attempt=on_attempt, on_piece=on_piece)
+    assert seen[:4] == [
+        "a:overloaded (HTTP 503):None",
+        "a:overloaded (HTTP 503):b",
+        "b:server (HTTP 500):c",
+        "piece TextPiece(text='c answers')",
+    ]
+    assert seen[-1] == "c:None:None"
+
+
+async def test_the_call_s_max_retries_reaches_every_provider() -> None:
+    primary = scripted("a", *[{"status": 503}] * 9, retries=0)
+    secondary = scripted("b", *[{"status": 503}] * 4, retries=0)
+    attempts: list[Attempt] = []
+    chain = Fallback([primary, secondary])
+    await chain.complete(REQUEST, on_attempt=attempts.append, max_retries=4)
+    assert [a.provider for a in attempts] == ["a"] * 5 + ["b"] * 5
 
 
 async def test_when_every_provider_fails_the_last_failure_is_raised() -> None:
@@ -147,3 +205,13 @@ async def test_nested_chains_work_and_aclose_reaches_every_provider() -> None:
     with pytest.raises(RuntimeError, match="would not close"):
         await chain.aclose()
     assert closed == ["a", "b", "c"]
+
+
+async def test_a_sub_agent_gets_each_provider_s_own_script() -> None:
+    child = {"turns": [{"text": "the child answers"}]}
+    primary = ScriptedProvider(
+        parse_scenario({"turns": [{"text": "root"}], "agents": {"child task": child}}), name="a"
+    )
+    chain = Fallback([primary, scripted("b")]).for_agent("do the child task")
+    assert chain.name == "a -> b"
+    assert (await chain.complete(REQUEST)).text == "the child answers"
