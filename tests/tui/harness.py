@@ -80,6 +80,7 @@ def build(
     max_steps: int | None = None,
     token_budget: int | None = None,
     context_window: int | None = None,
+    max_retries: int | None = None,
     clock: Callable[[], float] = fixed_clock,
     terminal: Terminal | None = None,
     notify: Style | None = None,
@@ -93,6 +94,8 @@ def build(
         contract = contract.with_token_budget(token_budget)
     if context_window is not None:
         contract = contract.with_context_window(context_window)
+    if max_retries is not None:
+        contract = contract.with_max_retries(max_retries)
     run = AppRun(
         NewRun(contract),
         provider or scripted(*turns),

@@ -19,12 +19,12 @@ from ioh_tui.engine import Containment, NewRun, TaskContract, run
 from ioh_tui.engine.prompts import NOTES_SHOWN
 from ioh_tui.policy import DeferAll, Policy
 from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.fallback import Fallback
 from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.app_run import AppRun
-from ioh_tui.tui.bridge import EventForwarder
 from ioh_tui.tui.describe import tokens
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.messages import EngineEventMessage
@@ -199,30 +199,26 @@ async def test_a_repeating_agent_is_warned_in_the_transcript_and_a_toast(
     assert any("is repeating itself (step 5)" in t for t in toasts)
 
 
-async def test_a_fallback_is_a_transcript_line_and_a_toast_naming_both_providers(
+async def test_a_real_fall_over_is_a_transcript_line_and_a_toast(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The engine's --fallback is another change; the event reaches the screen the bridge's way.
-    app = long_run(tmp_path, slow_from=0)
+    # The first provider answers 503 past the run's retries: the chain asks the second.
+    def model(name: str, *errors: dict[str, Any]) -> ScriptedProvider:
+        first = {"text": f"{name} reads", "tool_calls": [READ_CALC], "errors": list(errors)}
+        script = parse_scenario({"model": "m", "turns": [first, {"text": f"{name} is done"}]})
+        return ScriptedProvider(script, name=name, max_retries=0)
+
+    chain = Fallback([model("primary", {"status": 503}, {"status": 503}), model("backup")])
+    app = build(tmp_path, provider=chain, criterion=None, max_retries=1)
     toasts = notifications(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
-        screen = run_screen(app)
-        await until(pilot, lambda: screen.run_id is not None)
-        assert screen.run_id is not None
-        forward = EventForwarder(screen)
-        forward(
-            ev.FellBack(
-                run_id=screen.run_id, step=2, from_provider="openai", to_provider="anthropic"
-            )
-        )
-        await until(pilot, lambda: bool(screen.query(".note.-fallback")))
-        (line,) = screen.query(".note.-fallback").results(Static)
-        assert str(line.content) == (
-            "fell back at step 2: openai → anthropic (its retries were spent)"
-        )
-        await pilot.press("escape")
         await finished(pilot)
-    assert any("now uses anthropic: openai failed" in t for t in toasts)
+        screen = run_screen(app)
+        lines = [str(n.content) for n in screen.query(".note.-fallback").results(Static)]
+        assert screen.outcome == "finished"
+        assert screen.transcript.text_of(1) == "backup reads"
+    assert lines == ["fell back at step 1: primary → backup (its retries were spent)"]
+    assert any("now uses backup: primary failed" in t for t in toasts)
 
 
 async def test_a_resumed_run_shows_the_notes_it_kept_before_then_the_new_ones(
