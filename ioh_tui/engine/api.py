@@ -25,6 +25,7 @@ from ioh_tui.engine.bus import EventBus, EventLog, Observer
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TERMINAL, RunResult, TaskContract, check_contract
 from ioh_tui.engine.decide import DecisionRules
+from ioh_tui.engine.gatework import remove_left
 from ioh_tui.engine.loop import drive, finish, resume_step
 from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
 from ioh_tui.engine.session import resumed_state, root_deps
@@ -264,6 +265,8 @@ async def _driven(
     owner = _owner()
     s.lease = Lease(owner, await p.store.acquire_lease(p.run_id, owner, LEASE_TTL_S))
     try:
+        # The lease is ours, so no live drive uses a gate directory the run left behind.
+        await remove_left(p.store, p.run_id, p.sandbox.backend)
         p.bus.emit(
             ev.RunStarted(
                 **p.who.fields(),

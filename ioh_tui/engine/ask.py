@@ -13,8 +13,6 @@ recovered once, by refitting the rest of the drive to less.
 
 from __future__ import annotations
 
-import time
-
 from ioh_tui.context import Context, Fitted, summary_request, window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.control import BudgetExhausted, Stop
@@ -30,6 +28,7 @@ from ioh_tui.core.transcript import (
     ThinkingPiece,
     Usage,
 )
+from ioh_tui.engine.budgets import deadline
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import notes_block, system_prompt, task_block
 from ioh_tui.engine.stall import Progress
@@ -135,7 +134,7 @@ async def _summarise(p: Deps, s: RunState, n: int, request: Request) -> str | No
             p.provider.complete(
                 request,
                 on_attempt=_attempt_sink(p, n, attempts),
-                deadline=await _deadline(p, s),
+                deadline=await deadline(p.store, p.run_id, s.contract),
                 max_retries=s.contract.max_retries,
             )
         )
@@ -162,13 +161,6 @@ async def _afford(p: Deps, s: RunState, n: int, prompt: int) -> None:
         raise Stop("cost_budget_exceeded", n - 1, halted)
 
 
-async def _deadline(p: Deps, s: RunState) -> float | None:
-    if s.contract.time_budget_s is None:
-        return None
-    remaining = s.contract.time_budget_s - await p.store.elapsed_s(p.run_id)
-    return time.monotonic() + max(0.0, remaining)
-
-
 async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
     """One call (with the provider's retries), streaming pieces as events.
 
@@ -188,7 +180,7 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
                 request,
                 on_piece=on_piece,
                 on_attempt=_attempt_sink(p, n, pending),
-                deadline=await _deadline(p, s),
+                deadline=await deadline(p.store, p.run_id, s.contract),
                 max_retries=s.contract.max_retries,
             )
         )

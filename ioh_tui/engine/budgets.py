@@ -9,6 +9,7 @@ would end the run by surprise.
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -95,3 +96,19 @@ def raised_ceiling(raises: BudgetRaises | None, ceiling: int | None) -> int | No
     if asked is None or ceiling is None or asked <= ceiling:
         return None
     return int(asked)
+
+
+async def time_left(store: Store, run_id: int, contract: TaskContract) -> float | None:
+    """Seconds left of the run's time budget, by the database clock (None: it has none)."""
+    if contract.time_budget_s is None:
+        return None
+    return contract.time_budget_s - await store.elapsed_s(run_id)
+
+
+async def deadline(store: Store, run_id: int, contract: TaskContract) -> float | None:
+    """The `time.monotonic()` instant the run's time budget runs out (None: it has none).
+
+    Everything that waits inside a step (a provider's retries, a command) stops by it.
+    """
+    left = await time_left(store, run_id, contract)
+    return None if left is None else time.monotonic() + max(0.0, left)

@@ -93,6 +93,36 @@ class TaskContract:
         """A copy working within a context window of `tokens` (overrides the shipped table)."""
         return replace(self, context_window=int(_positive(tokens, "context_window")))
 
+    def for_child(
+        self,
+        goal: str,
+        *,
+        max_steps: int,
+        token_budget: int | None,
+        time_left_s: float | None,
+        tokens_left: int | None,
+    ) -> TaskContract:
+        """The contract of a sub-agent this run spawns: it never gets more than its parent has.
+
+        Its step cap is at most the parent's; its time budget is what is left of the parent's
+        (`time_left_s`, measured when it is spawned; none when the parent has none); its token
+        budget is what it asked, at most what the parent has left (`tokens_left`), and that left
+        when it asked for none. The exec timeout, retries, stall detection, context window and
+        constraints are the parent's. A child works over the parent's root with no criterion.
+        """
+        child = replace(
+            TaskContract.workspace(goal, self.root, NoGate()),
+            exec_timeout_s=self.exec_timeout_s,
+            max_retries=self.max_retries,
+            stall_after=self.stall_after,
+            context_window=self.context_window,
+            constraints=self.constraints,
+        ).with_max_steps(min(max_steps, self.max_steps))
+        if time_left_s is not None:
+            child = child.with_time_budget(time_left_s)
+        tokens = [t for t in (token_budget, tokens_left) if t is not None]
+        return child.with_token_budget(min(tokens)) if tokens else child
+
     def budgets(self) -> dict[str, Any]:
         """The budgets, as reported in `run_started`."""
         return {

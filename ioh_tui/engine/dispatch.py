@@ -5,13 +5,15 @@ from __future__ import annotations
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
+from ioh_tui.engine.budgets import deadline
 from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
-from ioh_tui.policy import ApprovalRequest
+from ioh_tui.policy import ApprovalRequest, Policy, Verdict
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
+from ioh_tui.tools.base import NetVerdict
 
 _OUTPUT_EVENT_CHARS = 4000
 """Live output is forwarded to observers in pieces of at most this size."""
@@ -99,8 +101,11 @@ async def _run(
         visible=lambda rel: decider.verdict(Act.READ, rel).effect is not Effect.DENY,
         # A search shows a file's lines only where reading it needs no one's answer.
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
+        net=lambda line: _net(decider.verdict(Act.NET, line)),
         sandbox=p.sandbox,
         exec_timeout_s=s.contract.exec_timeout_s,
+        deadline=await deadline(p.store, p.run_id, s.contract),
+        hard_links=lambda act, rel: _names_or_cannot_refuse(s, act, rel),
         subject=s.contract.subject,
         on_output=on_output,
         toolchain=p.toolchain,
@@ -118,10 +123,30 @@ async def _run(
     result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
     if (ran := result.ran) is not None:
         await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
+        if granted := result.meta.get("network"):
+            await p.store.add_sandbox_event(p.run_id, n, "network_granted", ran.backend, granted)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
         await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
     return result
+
+
+def _net(verdict: Verdict) -> NetVerdict:
+    return NetVerdict(verdict.effect, verdict.rule, verdict.layer)
+
+
+def _names_or_cannot_refuse(s: RunState, act: Act, rel: str) -> bool:
+    """Whether a file with other names (hard links) may be read or written as `rel`.
+
+    Its other names cannot be checked, so only when no name could be refused (no deny or ask rule
+    for the act, and its default allows) or an allow rule names `rel` exactly.
+    """
+    policy: Policy = s.rules.effective()
+    rules = [r for layer in policy.layers for r in layer.rules if r.act is act]
+    if policy.defaults.of(act) is Effect.ALLOW and all(r.effect is Effect.ALLOW for r in rules):
+        return True
+    named = any(r.effect is Effect.ALLOW and r.pattern == rel for r in rules)
+    return named and policy.check(act, rel) is Effect.ALLOW
 
 
 def tool_row(call: ToolCall, result: ToolResult) -> CallRecord:

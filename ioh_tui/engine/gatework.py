@@ -10,23 +10,28 @@ being cancelled) deletes it.
 
 The trace (`sandbox_events`) gets `workdir_created` (detail: the path), one `gate_exec` row per
 command a gate ran (detail: the argv; the agent's own commands are `exec` rows of the same shape),
-`cap_hit` after a command a cap killed, and `workdir_removed` (or `workdir_remove_failed`).
+`cap_hit` after a command a cap killed, and `workdir_removed` (or `workdir_remove_failed`). A
+directory a killed drive left is removed by the next drive of the run (`remove_left`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shlex
+import tempfile
 from collections.abc import Mapping, Sequence
 from contextlib import AsyncExitStack
 from pathlib import Path
 
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink, Sandbox
-from ioh_tui.sandbox.workdir import workdir
+from ioh_tui.sandbox.workdir import remove_tree, workdir
 from ioh_tui.store import Store
 
 log = logging.getLogger(__name__)
+
+_PREFIX = "ioh-gate-"
 
 
 async def trace_command(
@@ -58,7 +63,7 @@ class GateWork:
         """The directory, made (and recorded) the first time it is asked for."""
         if self.path is None:
             self._stack = AsyncExitStack()
-            self.path = await self._stack.enter_async_context(workdir("ioh-gate-"))
+            self.path = await self._stack.enter_async_context(workdir(_PREFIX))
             await store.add_sandbox_event(run_id, step, "workdir_created", backend, str(self.path))
         return self.path
 
@@ -85,6 +90,46 @@ class GateWork:
             await store.add_sandbox_event(run_id, step, kind, backend, detail)
         except Exception:
             log.exception("could not record the removal of %s", path)
+
+
+async def remove_left(store: Store, run_id: int, backend: str) -> None:
+    """Remove the gate work directories an earlier drive of the run made and never removed.
+
+    A drive killed outright (SIGKILL, power loss) never reaches its `finally`; its directory is
+    in the trace (`workdir_created` without `workdir_removed`), and the next drive, which holds
+    the run's lease, removes it. Only a directory this module could have made is touched: an
+    `ioh-gate-` directory directly in the temporary directory (the trace is not trusted to name
+    any other path), never through a symlink.
+    """
+    left: dict[str, None] = {}
+    for row in await store.sandbox_events(run_id):
+        if row.kind == "workdir_created":
+            left[row.detail] = None
+        elif row.kind == "workdir_removed":
+            left.pop(row.detail, None)
+    if not left:
+        return
+    step = await store.last_step(run_id)
+    for detail in await asyncio.to_thread(_remove_ours, list(left)):
+        await store.add_sandbox_event(run_id, step, "workdir_removed", backend, detail)
+
+
+def _remove_ours(left: list[str]) -> list[str]:
+    """Remove those of `left` that are gate directories; the ones now gone."""
+    scratch = Path(tempfile.gettempdir()).resolve()
+    gone = []
+    for detail in left:
+        path = Path(detail)
+        if path.parent != scratch or not path.name.startswith(_PREFIX) or path.is_symlink():
+            continue
+        try:
+            if path.is_dir():
+                remove_tree(path)
+        except OSError as exc:
+            log.warning("could not remove the gate work directory %s: %s", path, exc)
+            continue
+        gone.append(detail)
+    return gone
 
 
 class TracedSandbox:

@@ -23,19 +23,18 @@ from typing import Any, Protocol
 from ioh_tui.context import window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.transcript import Message, ToolCall
-from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling
+from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling, time_left
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import DecisionRules
-from ioh_tui.engine.gatework import GateWork
+from ioh_tui.engine.gatework import GateWork, remove_left
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.session import resumed_state
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import Policy
-from ioh_tui.store import Store
+from ioh_tui.store import SpawnCall, Store
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.registry import SPAWN_AGENT
-from ioh_tui.verification import NoGate
 
 DEFAULT_CHILD_STEPS = 8
 
@@ -220,10 +219,16 @@ class Tree:
 
     async def _child(self, parent: Deps, state: RunState, order: _Order) -> ToolResult:
         adopted = await self.store.spawned(parent.run_id, order.step, order.position)
+        if adopted is None:
+            # A store written before children were created in one transaction may hold the
+            # child's run row without its spawn row (a crash between the two): adopt it.
+            adopted = await self.store.adopt_orphan(
+                parent.run_id, order.step, order.position, order.goal, order.background
+            )
         if adopted is not None:
             return await self._adopt(parent, state, adopted)
         await self.take_raise()
-        refused = self.refusal(parent.depth + 1)
+        refused = await self._spent(parent, state) or self.refusal(parent.depth + 1)
         if refused is not None:
             return ToolResult(
                 f"[spawn refused] {refused}; adapt, or finish with what you have",
@@ -234,15 +239,45 @@ class Tree:
         self.status()
         async with self.tier(parent.depth + 1):
             self.queued -= 1
-            if self.halt_reason is not None or parent.cancel.cancelled:
+            contract = await self._contract(parent, state, order)
+            if self.halt_reason is not None or parent.cancel.cancelled or contract is None:
                 self.status()
-                why = self.halt_reason or "the run was cancelled"
+                why = self.halt_reason or (
+                    "the run was cancelled" if parent.cancel.cancelled else "its time ran out"
+                )
                 return ToolResult(
                     f"[spawn refused] {why} before it started", ok=False, refused=True
                 )
-            child, child_state = await self._start(parent, state, order)
+            child, child_state = await self._start(parent, state, order, contract)
             result = await self._work(child, child_state, 1)
         return ToolResult(_report(order.goal, result, _said(child_state)), ok=_good(result))
+
+    async def _spent(self, parent: Deps, state: RunState) -> str | None:
+        """Why the parent has nothing left to give a child, or None."""
+        left = await time_left(self.store, parent.run_id, state.contract)
+        if left is not None and left <= 0:
+            return "time budget: your time budget is spent"
+        budget = state.contract.token_budget
+        if budget is not None and state.tokens >= budget:
+            return "token budget: your token budget is spent"
+        return None
+
+    async def _contract(self, parent: Deps, state: RunState, order: _Order) -> TaskContract | None:
+        """The child's contract, measured now (when it starts); None when no time is left.
+
+        A child never gets more than its parent has: see `TaskContract.for_child`.
+        """
+        left = await time_left(self.store, parent.run_id, state.contract)
+        if left is not None and left <= 0:
+            return None
+        budget = state.contract.token_budget
+        return state.contract.for_child(
+            order.goal,
+            max_steps=order.max_steps,
+            token_budget=order.token_budget,
+            time_left_s=left,
+            tokens_left=None if budget is None else max(1, budget - state.tokens),
+        )
 
     async def _work(self, child: Deps, state: RunState, start: int) -> RunResult:
         """Drive a child that holds its tier's slot, keeping the fleet's counts."""
@@ -259,15 +294,13 @@ class Tree:
         self.status()
         return result
 
-    async def _start(self, parent: Deps, state: RunState, order: _Order) -> tuple[Deps, RunState]:
+    async def _start(
+        self, parent: Deps, state: RunState, order: _Order, contract: TaskContract
+    ) -> tuple[Deps, RunState]:
         goal = order.goal
-        contract = TaskContract.workspace(goal, state.contract.root, NoGate()).with_max_steps(
-            order.max_steps
-        )
-        if order.token_budget is not None:
-            contract = contract.with_token_budget(order.token_budget)
-        effective = state.rules.effective()
-        policy = effective.contain(Policy((), effective.defaults))
+        policy = _contained(state)
+        # The run row, its policy and the spawn row are one transaction: a crash leaves a child
+        # the resumed parent adopts, or none at all.
         child_id = await self.store.start_run(
             goal=goal,
             mode="workspace",
@@ -280,13 +313,9 @@ class Tree:
             parent_run_id=parent.run_id,
             root_run_id=self.root_run_id,
             depth=parent.depth + 1,
+            spawn=SpawnCall(order.step, order.position, order.background, policy.to_json()),
         )
         label = f"agent-{child_id}"
-        await self.store.set_agent_label(child_id, label)
-        await self.store.set_policy(child_id, policy.to_json())
-        await self.store.add_spawn(
-            parent.run_id, order.step, order.position, child_id, goal, order.background
-        )
         child = self._child_deps(parent, child_id, label, goal)
         self.bus.emit(ev.AgentSpawned(**child.who.fields(), goal=goal))
         self.bus.emit(
@@ -323,12 +352,13 @@ class Tree:
             )
             return ToolResult(_report(row.goal, result, said), ok=_good(result))
         stored = await self.store.policy(child_id)
-        policy = Policy.from_json(stored) if stored else state.rules.effective()
+        policy = Policy.from_json(stored) if stored else _contained(state)
         contract = TaskContract.from_dict(row.contract)
         child = self._child_deps(parent, child_id, row.agent_label, contract.goal)
         child_state, last = await resumed_state(
             self.store, child_id, contract, DecisionRules(policy), row.tokens
         )
+        await remove_left(self.store, child_id, child.sandbox.backend)
         async with self.tier(child.depth):
             result = await self._work(child, child_state, last + 1)
         return ToolResult(_report(row.goal, result, _said(child_state)), ok=_good(result))
@@ -358,6 +388,12 @@ class _Order:
     max_steps: int
     token_budget: int | None
     background: bool
+
+
+def _contained(parent: RunState) -> Policy:
+    """A child's policy: its parent's effective policy contained (it can only narrow)."""
+    effective = parent.rules.effective()
+    return effective.contain(Policy((), effective.defaults))
 
 
 def _good(result: RunResult) -> bool:

@@ -148,11 +148,11 @@ class Policy:
         return self.rule(Act.EXEC, Effect.DENY, pattern, *more)
 
     def allow_net(self, pattern: str, *more: str) -> Policy:
-        """Allow connecting to matching `host[:port]` targets."""
+        """Allow the network to matching targets: command lines (`exec`) or `host[:port]`."""
         return self.rule(Act.NET, Effect.ALLOW, pattern, *more)
 
     def ask_net(self, pattern: str, *more: str) -> Policy:
-        """Ask before connecting to matching `host[:port]` targets."""
+        """Ask before giving the network to matching targets (command lines, `host[:port]`)."""
         return self.rule(Act.NET, Effect.ASK, pattern, *more)
 
     def deny_net(self, pattern: str, *more: str) -> Policy:

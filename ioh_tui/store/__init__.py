@@ -15,6 +15,7 @@ from ioh_tui.store.rows import (
     StepRow,
     ToolCallRow,
 )
+from ioh_tui.store.runs import SpawnCall
 from ioh_tui.store.steps import StepCommit
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "ProviderCallRow",
     "RunRow",
     "SandboxEventRow",
+    "SpawnCall",
     "StepCommit",
     "StepRow",
     "Store",

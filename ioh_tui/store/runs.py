@@ -4,11 +4,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from ioh_tui.core.errors import ResumeError
 from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.rows import RunRow
+
+INSERT_SPAWN = (
+    "INSERT INTO spawns (parent_run_id, step, seq, child_run_id, goal, detached)"
+    " VALUES (?,?,?,?,?,?)"
+)
+"""Plain INSERT: a call that already made a child must fail the transaction, not make another."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnCall:
+    """The parent's call that made a sub-agent, and the policy the sub-agent runs under."""
+
+    step: int
+    seq: int
+    """The call's position in the parent's step."""
+    detached: bool
+    policy: str
+    """The sub-agent's policy (JSON)."""
+
+    def row(self, child_run_id: int, goal: str) -> tuple[int, int, int, str, int]:
+        """The spawn row's values after the parent's id."""
+        return (self.step, self.seq, child_run_id, goal, int(self.detached))
 
 
 class Runs(Db):
@@ -29,28 +52,49 @@ class Runs(Db):
         root_run_id: int | None = None,
         depth: int = 0,
         agent_label: str = "root",
+        spawn: SpawnCall | None = None,
     ) -> int:
-        """Create a run row in status `running`; return its id."""
-        run_id = await self._insert(
-            "INSERT INTO runs (goal, mode, root, subject, contract, provider, model, sandbox,"
-            " parent_run_id, root_run_id, depth, agent_label) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                goal,
-                mode,
-                root,
-                subject,
-                json.dumps(contract, sort_keys=True),
-                provider,
-                model,
-                sandbox,
-                parent_run_id,
-                root_run_id,
-                depth,
-                agent_label,
-            ),
-        )
-        if root_run_id is None:
-            await self._exec("UPDATE runs SET root_run_id = id WHERE id = ?", (run_id,))
+        """Create a run row in status `running`, in one transaction; return its id.
+
+        A sub-agent names the parent's call that made it (`spawn`): it is labelled `agent-<id>`
+        and its run row, its policy and the spawn row are written together, so a crash leaves
+        all three (the resumed parent adopts the child) or none (the resumed parent makes it
+        anew), never a child no one adopts.
+        """
+        async with self._transaction() as db:
+            async with db.execute(
+                "INSERT INTO runs (goal, mode, root, subject, contract, provider, model, sandbox,"
+                " parent_run_id, root_run_id, depth, agent_label)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    goal,
+                    mode,
+                    root,
+                    subject,
+                    json.dumps(contract, sort_keys=True),
+                    provider,
+                    model,
+                    sandbox,
+                    parent_run_id,
+                    root_run_id,
+                    depth,
+                    agent_label,
+                ),
+            ) as cur:
+                run_id = cur.lastrowid
+            assert run_id is not None
+            if root_run_id is None:
+                await db.execute("UPDATE runs SET root_run_id = id WHERE id = ?", (run_id,))
+            if spawn is not None:
+                assert parent_run_id is not None, "a spawned run has a parent"
+                await db.execute(
+                    "UPDATE runs SET agent_label = ? WHERE id = ?", (f"agent-{run_id}", run_id)
+                )
+                await db.execute(
+                    "INSERT OR REPLACE INTO run_policies (run_id, policy) VALUES (?, ?)",
+                    (run_id, spawn.policy),
+                )
+                await db.execute(INSERT_SPAWN, (parent_run_id, *spawn.row(run_id, goal)))
         return run_id
 
     async def set_run_driver(
@@ -61,10 +105,6 @@ class Runs(Db):
             "UPDATE runs SET provider = ?, model = ?, sandbox = ?, status = 'running' WHERE id = ?",
             (provider, model, sandbox, run_id),
         )
-
-    async def set_agent_label(self, run_id: int, label: str) -> None:
-        """Name a sub-agent (its label appears in events, decisions and the tree view)."""
-        await self._exec("UPDATE runs SET agent_label = ? WHERE id = ?", (label, run_id))
 
     async def update_contract(self, run_id: int, contract: dict[str, Any]) -> None:
         """Replace the stored contract (a resume may raise its budgets)."""

@@ -3,21 +3,40 @@
 from __future__ import annotations
 
 from ioh_tui.store.rows import RunRow
-from ioh_tui.store.runs import Runs
+from ioh_tui.store.runs import INSERT_SPAWN, Runs
 
 
 class Trees(Runs):
     """The `spawns` table, and the runs of one tree (a tree is runs sharing a root)."""
 
-    async def add_spawn(
-        self, parent_run_id: int, step: int, seq: int, child_run_id: int, goal: str, detached: bool
-    ) -> None:
-        """Record which call of which parent step made a child (a resume adopts it)."""
-        await self._exec(
-            "INSERT OR IGNORE INTO spawns (parent_run_id, step, seq, child_run_id, goal, detached)"
-            " VALUES (?,?,?,?,?,?)",
-            (parent_run_id, step, seq, child_run_id, goal, int(detached)),
-        )
+    async def adopt_orphan(
+        self, parent_run_id: int, step: int, seq: int, goal: str, detached: bool
+    ) -> int | None:
+        """Give a parent's call the child an older store left without a spawn row; its id or None.
+
+        Before a child's rows were one transaction (`start_run` with `spawn`), a crash between
+        its run row and its spawn row left a child that never ran a step and that no call named.
+        The oldest such child of this parent with this goal is claimed for the call (in one
+        transaction, so two calls never claim the same one) and labelled as a child.
+        """
+        async with self._transaction() as db:
+            async with db.execute(
+                "SELECT r.id FROM runs r WHERE r.parent_run_id = ? AND r.goal = ?"
+                " AND r.status = 'running'"
+                " AND NOT EXISTS (SELECT 1 FROM spawns p WHERE p.child_run_id = r.id)"
+                " AND NOT EXISTS (SELECT 1 FROM steps s WHERE s.run_id = r.id)"
+                " ORDER BY r.id LIMIT 1",
+                (parent_run_id, goal),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            child = int(row[0])
+            await db.execute(
+                "UPDATE runs SET agent_label = ? WHERE id = ?", (f"agent-{child}", child)
+            )
+            await db.execute(INSERT_SPAWN, (parent_run_id, step, seq, child, goal, int(detached)))
+        return child
 
     async def spawned(self, parent_run_id: int, step: int, seq: int) -> int | None:
         """The child a parent's call made, if it made one."""

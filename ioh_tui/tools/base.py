@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ioh_tui.core.acts import Act
+from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.sandbox.base import ExecResult, Sandbox
 from ioh_tui.toolchain import Toolchain
@@ -100,9 +101,49 @@ class ToolContext:
     """Records what an effect is about to do, just before it happens (see `engine/recovery.py`)."""
     toolchain: Toolchain | None = None
     """The run's detected project (None: none, or single-file mode); checked after edits."""
+    net: Callable[[str], NetVerdict] | None = None
+    """What the policy says of giving a command line the network, before anyone is asked
+    (None: never; commands run with the network denied)."""
     readable: Callable[[str], bool] | None = None
     """Whether grep may show a file's content without asking (its read is allowed, not `ask`);
     None: as `visible`."""
+    deadline: float | None = None
+    """The `time.monotonic()` instant the run's time budget runs out (None: no time budget)."""
+    hard_links: Callable[[Act, str], bool] | None = None
+    """Whether a regular file with other names (hard links) may be read or written as this path:
+    the policy cannot check its other names, so only when it could refuse no name for the act or
+    an allow rule names this one exactly. None: never."""
+
+    def linked(self, act: Act, rel: str, names: int, verb: str) -> ToolResult | None:
+        """The refusal for a file with `names` names (hard links) reached as `rel`, or None."""
+        if names <= 1 or (self.hard_links is not None and self.hard_links(act, rel)):
+            return None
+        return ToolResult(
+            f"[{verb} {rel} refused] {rel} has {names} names (hard links); the policy cannot check "
+            f"the others, so file tools do not {act.value} it unless a rule allowing "
+            f"{act.value} names {rel} exactly.",
+            ok=False,
+            refused=True,
+        )
+
+    def wall_s(self, asked: float | None = None) -> float:
+        """A command's wall-clock limit: what it asked, at most the exec timeout and the time left.
+
+        0 when the run's time budget is spent: the command must not start.
+        """
+        wall = min(asked, self.exec_timeout_s) if asked else self.exec_timeout_s
+        if self.deadline is not None:
+            wall = min(wall, self.deadline - time.monotonic())
+        return max(0.0, wall)
+
+
+@dataclass(frozen=True, slots=True)
+class NetVerdict:
+    """The `net` act's verdict on a command line: its effect and the rule that decided it."""
+
+    effect: Effect
+    rule: str | None = None
+    layer: str | None = None
 
 
 ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -234,6 +234,15 @@ def read_fd(fd: int, limit: int) -> bytes:
     return data
 
 
+def names(fd: int) -> int:
+    """How many names (hard links) the regular file behind `fd` has (1 for anything else).
+
+    A file's other names can be anywhere on its filesystem, so the policy can check only this one.
+    """
+    info = os.fstat(fd)
+    return info.st_nlink if stat.S_ISREG(info.st_mode) else 1
+
+
 def read_spot(spot: Spot, limit: int) -> bytes:
     """The bytes of the file a spot names (see `read_fd`)."""
     fd = open_in(spot)

@@ -54,20 +54,21 @@ async def check_after_edit(ctx: ToolContext, rel: str) -> str:
         return ""
     argv = list(toolchain.check)
     line = shlex.join(argv)
+    wall = ctx.wall_s()
+    if wall <= 0:
+        return _unchecked(rel, "the run's time budget is spent")
     try:
         result = await ctx.sandbox.run(
             argv,
             ctx.workspace.root,
-            limits=Limits(wall_s=ctx.exec_timeout_s),
+            limits=Limits(wall_s=wall),
             network=False,
             env={**QUIET_ENV, **home_env(), **OFFLINE_ENV},
         )
     except SandboxError as exc:
         return _unchecked(rel, f"the sandbox could not start `{line}`: {exc}")
     budget = max(ctx.entry_cap - _WRITE_LINE_ROOM, 500)
-    return cap(
-        _render(toolchain.ecosystem, line, rel, result, ctx.exec_timeout_s), budget, keep="both"
-    )
+    return cap(_render(toolchain.ecosystem, line, rel, result, wall), budget, keep="both")
 
 
 def _render(ecosystem: str, line: str, rel: str, result: ExecResult, timeout_s: float) -> str:

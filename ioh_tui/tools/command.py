@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ioh_tui.core.acts import Act
+from ioh_tui.core.acts import Act, Effect
 from ioh_tui.sandbox.base import EXEC_LIMITS, QUIET_ENV, ExecResult
 from ioh_tui.tools.base import (
     ArgumentError,
@@ -44,11 +44,10 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         or timeout <= 0
     ):
         raise ArgumentError("timeout_s must be a positive number of seconds")
-    wall = min(float(timeout), ctx.exec_timeout_s) if timeout else ctx.exec_timeout_s
     line = shlex.join(argv)
     # One target: the policy tries its program and any wrapped command itself (policy/argv.py),
     # so an allow of `ruff *` allows `ruff check .` (checked apart, `ruff` alone would ask).
-    answer = await ctx.decide(Act.EXEC, line)
+    answer = await ctx.decide(Act.EXEC, line, preview=_network_line(ctx, line))
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
@@ -60,19 +59,60 @@ async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
             return ToolResult(
                 f"[exec error] the rewritten command cannot be parsed: {exc}", ok=False
             )
+    network = await _network(ctx, answer.target)
+    if isinstance(network, Deferral):
+        return ToolResult("[exec deferred]", ok=False, deferred=network.request_id)
+    # Measured after the decision: a person may have taken a while to answer.
+    wall = ctx.wall_s(float(timeout) if timeout else None)
+    if wall <= 0:
+        return ToolResult(f"[exec not run] `{line}`: the run's time budget is spent", ok=False)
     # Every command gets CPU, memory and process caps as well as the wall clock (issue 18).
     limits = dataclasses.replace(EXEC_LIMITS, wall_s=wall)
     result = await ctx.sandbox.run(
-        argv, ctx.workspace.root, limits=limits, env=QUIET_ENV, on_output=ctx.on_output
+        argv,
+        ctx.workspace.root,
+        limits=limits,
+        network=network is not None,
+        env=QUIET_ENV,
+        on_output=ctx.on_output,
     )
     note = f"\n{answer.note}" if answer.note else ""
+    if network is not None:
+        note += f"\n[network granted: {network}]"
     return ToolResult(
         render_exec(result, ctx.entry_cap) + note,
         ok=result.ok,
         changed=True,
-        meta={"exit_code": result.exit_code},
+        meta={"exit_code": result.exit_code, "network": network},
         ran=result,
     )
+
+
+def _network_line(ctx: ToolContext, line: str) -> str | None:
+    """What the approval shows about the network this command would get (None: none)."""
+    verdict = ctx.net(line) if ctx.net is not None else None
+    if verdict is None or verdict.effect is Effect.DENY:
+        return None
+    if verdict.effect is Effect.ASK:
+        return f"network: asked next (net rule `{verdict.rule}`, {verdict.layer} layer)"
+    return f"network: granted by net rule `{verdict.rule}` ({verdict.layer} layer)"
+
+
+async def _network(ctx: ToolContext, line: str) -> str | Deferral | None:
+    """The network for the command that will run: the granting rule, a deferral, or None.
+
+    Only a `net` rule that names the command grants it (the default denies without asking);
+    the grant goes through the decider so it is recorded, and a `net ask` rule asks a person.
+    """
+    verdict = ctx.net(line) if ctx.net is not None else None
+    if verdict is None or verdict.effect is Effect.DENY:
+        return None
+    answer = await ctx.decide(Act.NET, line)
+    if isinstance(answer, Deferral):
+        return answer
+    if isinstance(answer, Refusal):
+        return None
+    return f"net rule `{verdict.rule}` ({verdict.layer} layer)"
 
 
 def render_exec(result: ExecResult, limit: int) -> str:

@@ -21,7 +21,7 @@ from ioh_tui.tools.base import (
     arg_int,
     arg_str,
 )
-from ioh_tui.tools.beneath import TooLarge, locate, open_in, read_fd, read_spot, write_spot
+from ioh_tui.tools.beneath import TooLarge, locate, names, open_in, read_fd, write_spot
 from ioh_tui.tools.checker import check_after_edit
 from ioh_tui.tools.workspace import Escape, Workspace
 
@@ -158,6 +158,8 @@ async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         if fd is None:
             assert failed is not None
             raise failed
+        if (linked := ctx.linked(Act.READ, real, names(fd), "read")) is not None:
+            return linked
         data = read_fd(fd, MAX_READ_BYTES)
     except TooLarge as exc:
         return _too_large("read", rel, exc)
@@ -206,14 +208,27 @@ def unified_diff(rel: str, before: str | None, after: str) -> str:
     )
 
 
-def _current(ctx: ToolContext, rel: str) -> str | None:
-    """The text a write would replace (None: no such file, or not text)."""
+def _current(ctx: ToolContext, rel: str, verb: str) -> tuple[str | None, ToolResult | None]:
+    """The text a write would replace (None: no such file, or not text), or why it is refused.
+
+    A file with other names (hard links) is refused unless the policy lets it be written as this
+    name (`ToolContext.linked`): it is not even read, so a diff or an edit's match cannot show it.
+    """
     try:
         with locate(ctx.workspace.root, rel) as spot:
-            data = read_spot(spot, MAX_READ_BYTES)
+            real = spot.real
+            fd = open_in(spot)
+    except OSError:
+        return None, None
+    try:
+        if (linked := ctx.linked(Act.WRITE, real, names(fd), verb)) is not None:
+            return None, linked
+        data = read_fd(fd, MAX_READ_BYTES)
     except (OSError, TooLarge):
-        return None
-    return decode_text(Path(rel or "."), data)
+        return None, None
+    finally:
+        os.close(fd)
+    return decode_text(Path(rel or "."), data), None
 
 
 async def _gated_write(
@@ -239,7 +254,9 @@ async def _apply(
         return ToolResult(f"[{verb} refused] {exc}", ok=False, refused=True)
     content = after if permit.content is None else permit.content
     if permit.target != rel or before is None:
-        before = _current(ctx, rel)
+        before, linked = _current(ctx, rel, verb)
+        if linked is not None:
+            return linked
     state = "created" if before is None else ("unchanged" if before == content else "changed")
     note = f"\n{permit.note}" if permit.note else ""
     output = f"[{verb} {rel}] ({len(content):,} characters, {state}){note}"
@@ -281,7 +298,10 @@ async def write_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     ctx.workspace.resolve(rel)  # an escape is refused before the decider asks anyone
     if _is_dir(ctx, rel):
         return ToolResult(f"[write {rel} error] {rel} is a directory", ok=False)
-    return await _gated_write(ctx, rel, _current(ctx, rel), content, "wrote")
+    before, linked = _current(ctx, rel, "write")
+    if linked is not None:
+        return linked
+    return await _gated_write(ctx, rel, before, content, "wrote")
 
 
 async def edit_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
@@ -293,7 +313,9 @@ async def edit_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel, _ = ctx.workspace.resolve(path)
-    before = _current(ctx, rel)
+    before, linked = _current(ctx, rel, "edit")
+    if linked is not None:
+        return linked
     if before is None:
         return ToolResult(f"[edit {rel} error] no such text file", ok=False)
     count = before.count(old)

@@ -90,7 +90,8 @@ EXEC = Tool(
     _spec(
         "exec",
         "Run a command in the workspace root: argv is the program and its arguments (no shell: "
-        "no pipes, redirects or variables). Runs in a sandbox with no network.",
+        "no pipes, redirects or variables). Runs in a sandbox with no network unless the "
+        "policy grants this command the network.",
         {"argv": {"type": "array", "items": _S, "minItems": 1}, "timeout_s": {"type": "number"}},
         ["argv"],
     ),

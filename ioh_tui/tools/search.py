@@ -13,8 +13,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from ioh_tui.core.acts import Act
 from ioh_tui.tools.base import ArgumentError, ToolContext, ToolResult, arg_bool, arg_str
-from ioh_tui.tools.beneath import TooLarge, locate, read_fd, read_spot, walk_files
+from ioh_tui.tools.beneath import TooLarge, locate, names, open_in, read_fd, walk_files
 from ioh_tui.tools.files import MAX_READ_BYTES, decode_text
 
 MAX_HITS = 50
@@ -78,8 +79,8 @@ def _files(ctx: ToolContext, rel: str) -> Iterator[tuple[str, bytes]]:
         base = spot.real
         if spot.name:
             if _readable(ctx, rel) and (not base or _readable(ctx, base)):
-                with contextlib.suppress(OSError, TooLarge):
-                    yield rel, read_spot(spot, MAX_READ_BYTES)
+                with contextlib.suppress(OSError):
+                    yield from _content(ctx, rel, open_in(spot), real=base)
             return
         for name, dir_fd, leaf in walk_files(spot):
             shown = f"{base}/{name}" if base else name
@@ -89,12 +90,24 @@ def _files(ctx: ToolContext, rel: str) -> Iterator[tuple[str, bytes]]:
                 fd = os.open(leaf, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
             except OSError:
                 continue
-            try:
-                yield shown, read_fd(fd, MAX_READ_BYTES)
-            except (OSError, TooLarge):
-                continue
-            finally:
-                os.close(fd)
+            yield from _content(ctx, shown, fd)
+
+
+def _content(
+    ctx: ToolContext, shown: str, fd: int, real: str | None = None
+) -> Iterator[tuple[str, bytes]]:
+    """The file's bytes through `fd` (closed after), unless it cannot be read or has other names.
+
+    A file with other names (hard links) is searched only where `read_file` would read it (the
+    policy is asked about its symlink-resolved path `real`, as `read_file` asks).
+    """
+    try:
+        if ctx.linked(Act.READ, real or shown, names(fd), "grep") is None:
+            yield shown, read_fd(fd, MAX_READ_BYTES)
+    except (OSError, TooLarge):
+        return
+    finally:
+        os.close(fd)
 
 
 def _readable(ctx: ToolContext, rel: str) -> bool:

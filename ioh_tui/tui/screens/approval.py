@@ -256,7 +256,10 @@ def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
     """What to show for a request, and notices about anything that could not be shown as is."""
     notices: list[str] = []
     kind: BodyKind
-    if request.preview:
+    if request.act is Act.EXEC:
+        # A command's preview says what it is given beyond the argv (the network).
+        raw, kind = "\n\n".join(filter(None, (request.target, request.preview))), "command"
+    elif request.preview:
         raw, kind = request.preview, "diff"
     elif request.act is Act.WRITE and request.content is not None:
         raw, kind = request.content, "content"
