@@ -10,7 +10,9 @@ from typing import NoReturn
 
 from ioh_tui import __version__
 from ioh_tui.cli.options import add_run_options
+from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
+from ioh_tui.core.shown import shown
 
 EXIT_USAGE = 2
 
@@ -19,7 +21,8 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line (exit 2), never a usage dump."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+        # The message quotes what was typed: shown, not obeyed, by the terminal.
+        self.exit(EXIT_USAGE, shown(f"{self.prog}: error: {message} (see --help)") + "\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,13 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ConfigError, ResumeError, ConflictError) as exc:
-        print(f"ioh-tui: {exc}", file=sys.stderr)
+        say(f"ioh-tui: {exc}", err=True)
         return EXIT_USAGE
     except IohError as exc:
-        print(f"ioh-tui: {exc}", file=sys.stderr)
+        say(f"ioh-tui: {exc}", err=True)
         return 1
     except KeyboardInterrupt:
-        print("ioh-tui: interrupted", file=sys.stderr)
+        say("ioh-tui: interrupted", err=True)
         return 1
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 
 from ioh_tui.cli.headless import json_observer, progress_observer
 from ioh_tui.cli.options import store_path
+from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.demo import demo_parts
 from ioh_tui.engine import NewRun, Parts, RunResult, start
 from ioh_tui.engine.bus import Observer
@@ -20,11 +20,7 @@ class ReportingApprover:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Approve, and report it."""
-        print(
-            f"approved automatically: {request.act.value} {request.target}",
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f"approved automatically: {request.act.value} {request.target}", err=True)
         return Decision.approve()
 
 
@@ -33,13 +29,13 @@ def demo_headless(args: argparse.Namespace) -> int:
 
     async def main() -> RunResult:
         async with demo_parts() as parts, Store.open(store_path(args)) as store:
-            print(
+            say(
                 f"demo: {parts.label} over the OpenAI wire on loopback; "
                 f"workspace {parts.workspace}",
-                file=sys.stderr,
+                err=True,
             )
             observers: list[Observer] = (
-                [json_observer(_out)] if args.json else [progress_observer()]
+                [json_observer(say_json)] if args.json else [progress_observer()]
             )
             request = NewRun(parts.contract, parts.containment)
             return await start(
@@ -56,13 +52,8 @@ def demo_headless(args: argparse.Namespace) -> int:
 
     result = asyncio.run(main())
     if not args.json:
-        print(
+        say(
             f"run {result.run_id} {result.outcome} after {result.steps} steps, "
             f"{result.tokens:,} tokens"
         )
     return result.exit_status
-
-
-def _out(line: str) -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()

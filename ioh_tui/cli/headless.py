@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import json
 import signal
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from ioh_tui.cli.options import (
     store_path,
     with_stored_driver,
 )
+from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
 from ioh_tui.engine import (
@@ -35,6 +35,7 @@ from ioh_tui.engine import (
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
+from ioh_tui.sandbox.floor import key_exposure
 from ioh_tui.store import Store
 
 
@@ -64,7 +65,7 @@ def progress_observer() -> Observer:
         if line:
             if event.agent_id is not None and event.agent_id != event.run_id:
                 line = f"[agent-{event.agent_id}] {line.lstrip()}"
-            print(line, file=sys.stderr, flush=True)
+            say(line, err=True)
 
     return observe
 
@@ -84,6 +85,8 @@ def _progress_line(event: ev.Event) -> str | None:
                 line += f"\nproject instructions: {event.instructions} (pinned in every request)"
             if event.sandbox == "none":
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
+            if (exposure := key_exposure(event.sandbox)) is not None:
+                line += f"\nWARNING: {exposure}"
             return line
         case ev.StepStarted():
             return f"step {event.step}"
@@ -116,27 +119,19 @@ def _within_step(event: ev.Event) -> str | None:
             return None
 
 
-def _print_stdout(line: str) -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
-
-
 def _observers(as_json: bool) -> list[Observer]:
-    return [json_observer(_print_stdout)] if as_json else [progress_observer()]
+    return [json_observer(say_json)] if as_json else [progress_observer()]
 
 
 def _report(result: RunResult, as_json: bool) -> int:
     if not as_json:
         detail = f": {result.detail}" if result.detail else ""
-        print(
+        say(
             f"run {result.run_id} {result.outcome} after {result.steps} steps, "
             f"{result.tokens:,} tokens{detail}"
         )
         if result.outcome == "awaiting_approval":
-            print(
-                f"decide with: ioh-tui resume {result.run_id} --decide approve|deny",
-                file=sys.stderr,
-            )
+            say(f"decide with: ioh-tui resume {result.run_id} --decide approve|deny", err=True)
     return result.exit_status
 
 
@@ -230,9 +225,9 @@ async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunR
     answer = decision.to_row()
     if not await store.answer_approval(request.id, answer, by="attached"):
         raise ResumeError(f"request {request.id} was answered by someone else first")
-    print(
+    say(
         f"answered request {request.id} of run {run_id} ({answer.status}); the live run continues",
-        file=sys.stderr,
+        err=True,
     )
     row = await store.run(run_id)
     return RunResult("finished", run_id, row.steps, row.tokens, "answered a live run's decision")

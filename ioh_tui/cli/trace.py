@@ -10,6 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ioh_tui.cli.options import store_path
+from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.core.errors import ResumeError
 from ioh_tui.store import ApprovalRow, Store
 
@@ -44,12 +45,12 @@ def runs_command(args: argparse.Namespace) -> int:
     rows = asyncio.run(go())
     if args.json:
         for row in rows:
-            print(json.dumps(row))
+            say_json(json.dumps(row))
         return 0
-    print(f"{'RUN':>5}  {'OUTCOME':<22} {'STEPS':>5} {'TOKENS':>9}  {'STARTED':<24} GOAL")
+    say(f"{'RUN':>5}  {'OUTCOME':<22} {'STEPS':>5} {'TOKENS':>9}  {'STARTED':<24} GOAL")
     for row in rows:
         state = row["outcome"] or row["status"]
-        print(
+        say(
             f"{row['run_id']:>5}  {state:<22} {row['steps']:>5} {row['tokens']:>9,}  "
             f"{row['started']:<24} {row['goal'][:60]}"
         )
@@ -76,7 +77,7 @@ def show_command(args: argparse.Namespace) -> int:
 
     trace = asyncio.run(go())
     if args.json:
-        print(json.dumps(trace, default=str))
+        say_json(json.dumps(trace, default=str))
         return 0
     _print_trace(trace)
     return 0
@@ -84,56 +85,56 @@ def show_command(args: argparse.Namespace) -> int:
 
 def _print_trace(trace: dict[str, Any]) -> None:
     run = trace["run"]
-    print(f"run {run['id']}: {run['goal']}")
-    print(
+    say(f"run {run['id']}: {run['goal']}")
+    say(
         f"  {run['mode']} in {run['root']}  provider {run['provider']} {run['model'] or ''}  "
         f"sandbox {run['sandbox']}"
     )
-    print(
+    say(
         f"  {run['outcome'] or run['status']} after {run['steps']} steps, "
         f"{run['tokens']:,} tokens  "
         f"({run['started_at']})"
     )
     if run["detail"]:
-        print(f"  {run['detail']}")
+        say(f"  {run['detail']}")
     calls_by_step: dict[int, list[dict[str, Any]]] = {}
     for call in trace["tool_calls"]:
         calls_by_step.setdefault(call["step"], []).append(call)
     gates = {g["step"]: g for g in trace["verification"]}
     for step in trace["steps"]:
         n = step["step"]
-        print(f"step {n}  ({step['tokens']:,} tokens)")
+        say(f"step {n}  ({step['tokens']:,} tokens)")
         for call in calls_by_step.get(n, []):
             mark = "REFUSED" if call["refused"] else ("ok" if call["ok"] else "failed")
-            print(
+            say(
                 f"  {call['name']} {json.dumps(call['arguments'])[:80]}  "
                 f"-> {mark}: {call['summary']}"
             )
         if n in gates:
-            print(f"  gate {gates[n]['status']}: {_first_line(gates[n]['detail'])}")
+            say(f"  gate {gates[n]['status']}: {_first_line(gates[n]['detail'])}")
     _print_sandbox(trace["sandbox_events"])
     for a in trace["approvals"]:
         who = f" by {a['decided_by']}" if a["decided_by"] else ""
-        print(
+        say(
             f"approval {a['id']} (step {a['step']}): {a['act']} {a['target']} -> {a['status']}{who}"
         )
     attempts = trace["provider_calls"]
     if attempts:
         failed = sum(1 for p in attempts if p["failure"])
-        print(f"model calls: {len(attempts)} attempts ({failed} failed)")
+        say(f"model calls: {len(attempts)} attempts ({failed} failed)")
     for child in trace["sub_agents"]:
-        print(f"sub-agent {child['id']}: {child['goal']} -> {child['outcome'] or child['status']}")
+        say(f"sub-agent {child['id']}: {child['goal']} -> {child['outcome'] or child['status']}")
 
 
 def _print_sandbox(rows: list[dict[str, Any]]) -> None:
     """Commands (the agent's `exec`, the gate's `gate_exec`), caps hit, the gate work dir."""
     if rows:
-        print("sandbox:")
+        say("sandbox:")
     for row in rows:
         # One line per row: an argv may hold newlines (a `-c` script); --json has it whole.
         detail = row["detail"].replace("\n", "\\n")
         detail = detail if len(detail) <= 200 else detail[:199] + "…"
-        print(f"  step {row['step']}  {row['kind']:<15} [{row['backend']}] {detail}")
+        say(f"  step {row['step']}  {row['kind']:<15} [{row['backend']}] {detail}")
 
 
 def approvals_command(args: argparse.Namespace) -> int:
@@ -146,7 +147,7 @@ def approvals_command(args: argparse.Namespace) -> int:
     rows = asyncio.run(go())
     if args.json:
         for a in rows:
-            print(
+            say_json(
                 json.dumps(
                     {
                         "run_id": a.run_id,
@@ -162,12 +163,10 @@ def approvals_command(args: argparse.Namespace) -> int:
             )
         return 0
     if not rows:
-        print("no pending decisions")
+        say("no pending decisions")
         return 0
     for a in rows:
-        print(
-            f"run {a.run_id} request {a.id} [{a.agent_label}]: {a.act} {a.target}  ({a.goal[:50]})"
-        )
+        say(f"run {a.run_id} request {a.id} [{a.agent_label}]: {a.act} {a.target}  ({a.goal[:50]})")
     return 0
 
 

@@ -144,7 +144,7 @@ async def _summarise(p: Deps, s: RunState, n: int, request: Request) -> str | No
     await account(p, n, attempts)
     if completion.usage is not None:
         s.unbilled.append(completion.usage)
-    return completion.text.strip() or None
+    return p.bus.redactor.text(completion.text).strip() or None
 
 
 async def _afford(p: Deps, s: RunState, n: int, prompt: int) -> None:
@@ -166,20 +166,33 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
 
     A provider's failure that survives its retries is raised as it is.
     """
+    # A key the model repeats may arrive split across pieces: each stream holds back an end
+    # that could begin one until the next piece (or the attempt's end) settles it.
+    redactor = p.bus.redactor
+    text = redactor.stream(lambda t: p.bus.emit(ev.TextDelta(**_who(p), step=n, text=t)))
+    thinking = redactor.stream(lambda t: p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=t)))
 
     def on_piece(piece: StreamPiece) -> None:
         if isinstance(piece, TextPiece) and piece.text:
-            p.bus.emit(ev.TextDelta(**_who(p), step=n, text=piece.text))
+            text.feed(piece.text)
         elif isinstance(piece, ThinkingPiece) and piece.text:
-            p.bus.emit(ev.ThinkingDelta(**_who(p), step=n, text=piece.text))
+            thinking.feed(piece.text)
 
     pending: list[Attempt] = []
+    sink = _attempt_sink(p, n, pending)
+
+    def on_attempt(attempt: Attempt) -> None:
+        # The attempt ended: what its streams held back is its text, shown before any retry.
+        text.flush()
+        thinking.flush()
+        sink(attempt)
+
     try:
         completion = await p.cancel.guard(
             p.provider.complete(
                 request,
                 on_piece=on_piece,
-                on_attempt=_attempt_sink(p, n, pending),
+                on_attempt=on_attempt,
                 deadline=await deadline(p.store, p.run_id, s.contract),
                 max_retries=s.contract.max_retries,
             )
@@ -190,7 +203,12 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
     except ProviderError:
         await account(p, n, pending)
         raise
+    finally:
+        text.flush()
+        thinking.flush()
     await account(p, n, pending)
+    # What the model said is staged, stored and shown: never with a key in it.
+    completion = redactor.value(completion)
     usage = completion.usage
     if usage is not None:
         s.context.gauge.observe(request.messages, request.tools, usage.input_tokens)

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from ioh_tui.core.events import Event, TextDelta, ThinkingDelta, ToolOutput, to_json
+from ioh_tui.core.redact import Redactor
 from ioh_tui.store import Store
 
 Observer = Callable[[Event], None]
@@ -19,10 +20,19 @@ _NOT_LOGGED = (TextDelta, ThinkingDelta, ToolOutput)
 
 
 class EventBus:
-    """Fans events out to observers; a failing observer is logged and never stops the run."""
+    """Fans events out to observers; a failing observer is logged and never stops the run.
 
-    def __init__(self, observers: Iterable[Observer] = ()) -> None:
+    Every event is handed out with the configured keys masked (`redactor`), so no observer (the
+    store's event log, `exec --json`, the app) ever holds one. The engine masks the text it
+    stores through the same redactor.
+    """
+
+    def __init__(
+        self, observers: Iterable[Observer] = (), redactor: Redactor | None = None
+    ) -> None:
         self._observers = list(observers)
+        self.redactor = Redactor.configured() if redactor is None else redactor
+        """The keys masked from every event and from what the engine stores."""
 
     def subscribe(self, observer: Observer) -> None:
         """Add an observer."""
@@ -30,6 +40,7 @@ class EventBus:
 
     def emit(self, event: Event) -> None:
         """Deliver `event` to every observer, in subscription order."""
+        event = self.redactor.value(event)
         for observer in self._observers:
             try:
                 observer(event)

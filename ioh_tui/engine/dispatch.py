@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
@@ -66,13 +68,16 @@ async def _run(
     tool = p.tools.get(call.name)
     who = p.who.fields()
 
-    def on_output(text: str) -> None:
+    def emit_output(text: str) -> None:
         for i in range(0, len(text), _OUTPUT_EVENT_CHARS):
             p.bus.emit(
                 ev.ToolOutput(
                     **who, step=n, call_id=call.id, text=text[i : i + _OUTPUT_EVENT_CHARS]
                 )
             )
+
+    # Live output arrives in pieces that may split a key: the stream holds back a possible start.
+    live = p.bus.redactor.stream(emit_output)
 
     decider = DecisionGate(
         rules=s.rules,
@@ -107,7 +112,7 @@ async def _run(
         deadline=await deadline(p.store, p.run_id, s.contract),
         hard_links=lambda act, rel: _names_or_cannot_refuse(s, act, rel),
         subject=s.contract.subject,
-        on_output=on_output,
+        on_output=live.feed,
         toolchain=p.toolchain,
     )
     attempt_id = None
@@ -120,7 +125,15 @@ async def _run(
             await p.store.note_intent(opened, intent)
 
         ctx.journal = journal
-    result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
+    try:
+        result = await p.cancel.guard(p.tools.dispatch(call.name, call.arguments, ctx))
+    finally:
+        live.flush()
+    # The model, the journal, the store and every observer read the output: a key a command
+    # printed (the harness's environment on the floor, a file holding it) is masked first.
+    masked = p.bus.redactor.text(result.output)
+    if masked is not result.output:
+        result = dataclasses.replace(result, output=masked)
     if (ran := result.ran) is not None:
         await trace_command(p.store, p.run_id, n, ran.backend, list(ran.argv), ran.cap_hit)
         if granted := result.meta.get("network"):

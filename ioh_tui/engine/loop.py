@@ -257,6 +257,7 @@ async def after_step(p: Deps, s: RunState, n: int, *, called: bool, changed: boo
     if outcome.result is not None and outcome.status != "passed":
         tail = (outcome.result.stdout + outcome.result.stderr)[-2000:]
         detail = f"{detail}\n{tail}" if tail else detail
+    detail = p.bus.redactor.text(detail)  # the gate's output can print a key as any command can
     await p.store.add_gate_attempt(p.run_id, n, criterion.describe(), outcome.status, detail)
     p.bus.emit(ev.VerificationFinished(**_who(p), status=outcome.status, detail=detail, step=n))
     if outcome:
@@ -333,22 +334,22 @@ async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
     """Record the outcome, announce it, and build the result."""
     await p.spawner.drain(p.run_id)
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
-    await p.store.finish_run(p.run_id, status=status, outcome=stop.outcome, detail=stop.detail)
+    # A provider's or a gate's words end up here: stored (and returned) with no key in them.
+    detail = p.bus.redactor.text(stop.detail)
+    await p.store.finish_run(p.run_id, status=status, outcome=stop.outcome, detail=detail)
     if status == "completed":
         # An ask left open (a modal when the run was stopped) can never be answered now.
         await p.store.expire_approvals(p.run_id, f"expired: run {stop.outcome}")
     steps = await p.store.last_step(p.run_id)
     p.bus.emit(
-        ev.RunFinished(
-            **_who(p), outcome=stop.outcome, steps=steps, tokens=s.tokens, detail=stop.detail
-        )
+        ev.RunFinished(**_who(p), outcome=stop.outcome, steps=steps, tokens=s.tokens, detail=detail)
     )
     return RunResult(
         stop.outcome,
         p.run_id,
         steps,
         s.tokens,
-        stop.detail,
+        detail,
         tuple(r.describe() for r in s.rules.remembered),
         stop.request_id,
     )

@@ -25,6 +25,7 @@ import httpx
 
 from ioh_tui import __version__
 from ioh_tui.core.errors import ConfigError, ProviderError
+from ioh_tui.core.redact import Redactor, hold
 from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
 from ioh_tui.providers.assemble import transcript_call_ids
 from ioh_tui.providers.base import ensure_allowed
@@ -49,6 +50,8 @@ class Secret:
 
     def __init__(self, value: str | None) -> None:
         self._value = value or None
+        # Every redactor made from now on masks it too, wherever it turns up (issue 18, item 9).
+        hold(self._value)
 
     def reveal(self) -> str | None:
         """The value, for the one header that needs it."""
@@ -62,7 +65,8 @@ class Secret:
         """
         if self._value is None or len(self._value) < _MIN_SECRET_LEN:
             return text
-        return text.replace(self._value, "[redacted]")
+        # A message cut short (error texts are capped) may hold the key's first half: masked too.
+        return Redactor([self._value]).text(text)
 
     def __repr__(self) -> str:
         return "Secret('***')" if self._value else "Secret(None)"
@@ -84,11 +88,22 @@ def require(value: str | None, env_name: str) -> str:
 
 
 def check_base_url(base_url: str) -> str:
-    """A usable http(s) base URL without its trailing slash, else `ConfigError`."""
+    """A usable http(s) base URL without its trailing slash, else `ConfigError`.
+
+    A URL carrying a user name or password (`https://user:KEY@host/`) is refused without being
+    repeated: the run's base URL is stored with it and shown by `show`, so a key there would
+    leak (issue 18, item 9). The key goes in its variable instead.
+    """
     try:
         url = httpx.URL(base_url)
     except (httpx.InvalidURL, TypeError):
         url = None
+    authority = base_url.partition("://")[2].partition("/")[0]
+    if (url is not None and url.userinfo) or "@" in authority:
+        raise ConfigError(
+            "the base URL carries a user name or password (user:secret@host): refused, so it "
+            "is never stored; give the key in the provider's variable (e.g. OPENAI_API_KEY)"
+        )
     if url is None or url.scheme not in ("http", "https") or not url.host:
         raise ConfigError(f"base URL {base_url!r} is not an http(s) URL")
     return base_url.rstrip("/")
@@ -238,6 +253,11 @@ class WireProvider:
                     if response.status_code != 200:
                         raise await self._http_error(response)
                     await _consume(response, assembler)
+            completion = assembler.finish()
+        except ProviderError as exc:
+            # An error event inside a 200 stream carries the server's words, which may echo
+            # the key back (issue 18, item 9).
+            raise self._redacted(exc) from None
         except httpx.TimeoutException as exc:
             silent = f"no data for {self._http_timeout.read}s"
             raise ProviderError("timeout", self._describe(exc, silent)) from None
@@ -246,7 +266,6 @@ class WireProvider:
             raise ProviderError("timeout", self._describe(exc, message)) from None
         except httpx.HTTPError as exc:
             raise ProviderError("transport", self._describe(exc, "connection failed")) from None
-        completion = assembler.finish()
         return self._priced(completion, model)
 
     def _http(self) -> httpx.AsyncClient:
@@ -287,6 +306,19 @@ class WireProvider:
         if cost is None:
             return completion
         return dataclasses.replace(completion, usage=dataclasses.replace(usage, cost_usd=cost))
+
+    def _redacted(self, exc: ProviderError) -> ProviderError:
+        said = str(exc.args[0]) if exc.args else ""
+        message = self._key.redact(said)
+        if message == said:
+            return exc
+        return ProviderError(
+            exc.kind,
+            message,
+            status=exc.status,
+            retry_after=exc.retry_after,
+            retryable=exc.retryable,
+        )
 
     def _describe(self, exc: BaseException, fallback: str) -> str:
         detail = str(exc) or fallback

@@ -23,6 +23,7 @@ from typing import Any
 
 from ioh_tui.core.codec import completion_from_json, completion_to_json, message_to_json
 from ioh_tui.core.errors import ConfigError, ProviderError
+from ioh_tui.core.redact import Redactor
 from ioh_tui.core.transcript import (
     AttemptSink,
     Completion,
@@ -113,9 +114,11 @@ class Recorder:
             deadline=deadline,
             max_retries=max_retries,
         )
-        self.exchanges.append((request, completion))
+        # The recording is a file on disk like the store: the answer goes in with keys masked.
+        kept = Redactor.configured().value(completion)
+        self.exchanges.append((request, kept))
         if self.path is not None:
-            append_exchange(self.path, _exchange(request, completion))
+            append_exchange(self.path, _exchange(request, kept))
         return completion
 
     def save(self, path: str | Path) -> None:

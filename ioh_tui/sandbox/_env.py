@@ -11,6 +11,7 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 
+from ioh_tui.core.redact import configured_keys, is_key_variable
 from ioh_tui.sandbox.base import Limits
 
 BASE_KEYS = ("PATH", "HOME", "LANG", "TERM", "TMPDIR")
@@ -48,7 +49,9 @@ def scrubbed_env(
         network: when False, proxy variables are removed even if the caller passed them, because a
             proxy is a way out of a sandbox that denies the network.
         overrides: the backend's own values (e.g. `HOME=/tmp` inside a private mount namespace).
-        inherit_all: copy the whole parent environment (backend `none` only).
+        inherit_all: copy the whole parent environment (backend `none` only), but for the keys:
+            every provider key variable (`*_API_KEY`) and any variable holding a configured key
+            is removed, whatever the backend.
 
     Returns:
         The environment mapping.
@@ -65,6 +68,10 @@ def scrubbed_env(
     if not network:
         for key in [k for k in env if k.lower() in _PROXY_KEYS]:
             del env[key]
+    # No command gets the harness's keys, on any rung (`none` inherits everything else).
+    keys = configured_keys()
+    for name in [k for k, v in env.items() if is_key_variable(k) or v in keys]:
+        del env[name]
     return env
 
 
@@ -140,6 +147,33 @@ def child_setup(rlimits: list[Rlimit]) -> Callable[[], None]:
 
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_DUMPABLE = 4
+_PR_GET_DUMPABLE = 3
+
+
+def can_protect_harness() -> bool:
+    """Whether `protect_harness` can work here (Linux, with prctl)."""
+    return _prctl() is not None
+
+
+def protect_harness() -> bool:
+    """Make this process non-dumpable, so commands running as the same user cannot read it.
+
+    On the floor and `none` a command shares the harness's user and sees its `/proc` entry:
+    `/proc/<pid>/environ` holds the keys the harness was started with, `/proc/<pid>/mem` its
+    memory. A non-dumpable process's entries are root's, and reading them needs the right to
+    ptrace it, which an unprivileged command lacks (a command running as root keeps it). The
+    flag is not inherited across `exec`, so the commands themselves are unaffected.
+
+    Returns:
+        Whether the process is non-dumpable now (False off Linux, or where prctl refuses).
+    """
+    prctl = _prctl()
+    if prctl is None:
+        return False
+    if prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) == 0:
+        return True
+    return prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
 
 
 @functools.cache

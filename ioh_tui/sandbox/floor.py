@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import ioh_tui.sandbox._reaper as _reaper
-from ioh_tui.sandbox._env import rlimits_for, scrubbed_env
+from ioh_tui.sandbox._env import can_protect_harness, protect_harness, rlimits_for, scrubbed_env
 from ioh_tui.sandbox._runner import (
     Launch,
     check_argv,
@@ -23,6 +23,28 @@ _REAPER = str(Path(_reaper.__file__).resolve())
 _EXEC_FAILED = "ioh-sandbox: exec "
 REAPED = sys.platform.startswith("linux")
 """Whether commands run under the subreaper (`_reaper.py`); it needs Linux's prctl."""
+
+
+def key_exposure(backend: str) -> str | None:
+    """What a command on this rung can still read of the harness's keys, in one line, or None.
+
+    On the floor and `none` a command runs as the harness's user. The harness hides its
+    environment and memory from such a command by being non-dumpable, which holds only for an
+    unprivileged user on Linux (docs/security.md).
+    """
+    if backend not in ("portable-floor", "none"):
+        return None
+    if os.geteuid() == 0:
+        why = "the harness runs as root"
+    elif not can_protect_harness():
+        why = "this platform cannot hide the harness's process"
+    else:
+        return None
+    return (
+        f"{why}: on --sandbox {'none' if backend == 'none' else 'floor'} commands can read "
+        "its environment and memory (API keys); use bwrap or namespaces, or run as an ordinary "
+        "user"
+    )
 
 
 async def run_reaped(
@@ -100,6 +122,7 @@ class FloorSandbox:
         """
         check_argv(argv)
         cwd, _ = resolve_dirs(cwd, ())
+        protect_harness()  # the command sees the harness's /proc entry (docs/security.md)
         env = scrubbed_env(extra=env, network=network)
         return await run_reaped(argv, env, cwd, limits, self.backend, on_output, rlimited=True)
 
@@ -130,5 +153,6 @@ class NoneSandbox:
         """Run `argv` in `cwd` with the parent's privileges (see `Sandbox.run`)."""
         check_argv(argv)
         cwd, _ = resolve_dirs(cwd, ())
+        protect_harness()
         env = scrubbed_env(extra=env, network=True, inherit_all=True)
         return await run_reaped(argv, env, cwd, limits, self.backend, on_output, rlimited=False)

@@ -4,17 +4,23 @@
 (and the queue answers) through: each call opens the store once and closes it. The rest are pure
 functions: each run's state, the browser's filters, and whether a run can resume. No Textual
 here, so the rules are unit-tested without running an app.
+
+Every row `History` returns is drawable (`core/shown.py`): the model wrote much of a stored run
+(goals of sub-agents, arguments, summaries, details), so its strings come out with keys masked
+and control characters visible. A run's contract is kept exact, since resuming reads it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.core.shown import drawable
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.store import (
@@ -240,6 +246,17 @@ class StoredAsk:
         return self.run.root_run_id or self.run.id
 
 
+def _drawn_run(run: RunRow) -> RunRow:
+    """A run row safe to draw, its contract exact (a resume builds the run from it)."""
+    return dataclasses.replace(
+        drawable(dataclasses.replace(run, contract={})), contract=run.contract
+    )
+
+
+def _drawn_runs(runs: list[RunRow]) -> list[RunRow]:
+    return [_drawn_run(r) for r in runs]
+
+
 class NoStore(IohError):
     """There is no store at the path (nothing was ever run with it)."""
 
@@ -260,7 +277,8 @@ class History:
             return Front([], [])
         async with Store.open(self.path) as store:
             pending = await store.approvals(pending_only=True)
-            return Front(pending, await store.runs(limit=limit, roots_only=True))
+            recent = await store.runs(limit=limit, roots_only=True)
+        return Front(drawable(pending), _drawn_runs(recent))
 
     async def browse(self, limit: int) -> Browse:
         """The `limit` most recent root runs with their states, costs and pending decisions."""
@@ -272,8 +290,9 @@ class History:
             costs = await store.run_costs()
             pending: dict[int, list[ApprovalRow]] = {}
             for row in await store.approvals(pending_only=True):
-                pending.setdefault(row.run_id, []).append(row)
-        return Browse(runs, {run.id: run_state(run, driven) for run in runs}, costs, pending)
+                pending.setdefault(row.run_id, []).append(drawable(row))
+        states = {run.id: run_state(run, driven) for run in runs}
+        return Browse(_drawn_runs(runs), states, costs, pending)
 
     async def asks(self) -> list[StoredAsk]:
         """Every pending decision in the store, oldest first, with its run."""
@@ -287,7 +306,8 @@ class History:
                 if row.run_id not in runs:
                     runs[row.run_id] = await store.run(row.run_id)
                 run = runs[row.run_id]
-                asks.append(StoredAsk(row, run, (run.root_run_id or run.id) in driven))
+                driven_now = (run.root_run_id or run.id) in driven
+                asks.append(StoredAsk(drawable(row), _drawn_run(run), driven_now))
         return asks
 
     async def trace(self, run_id: int) -> Trace:
@@ -300,7 +320,13 @@ class History:
         if not await self._exists():
             raise NoStore(f"no store at {self.path}")
         async with Store.open(self.path) as store:
-            return await _trace(store, run_id)
+            trace = await _trace(store, run_id)
+        bare = dataclasses.replace(trace, run=dataclasses.replace(trace.run, contract={}))
+        return dataclasses.replace(
+            drawable(dataclasses.replace(bare, children=[])),
+            run=_drawn_run(trace.run),
+            children=_drawn_runs(trace.children),
+        )
 
     async def answer(
         self, requests: Sequence[ApprovalRequest], decision: Decision, *, by: str

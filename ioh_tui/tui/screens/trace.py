@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.core.shown import shown
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.history import History, Trace
 from ioh_tui.tui.messages import ResumeRequested
@@ -114,7 +115,7 @@ class TraceScreen(Screen[None]):
         self._show(trace)
 
     def _missing(self, why: str) -> None:
-        self.query_one("#trace-facts", Static).update(why)
+        self.query_one("#trace-facts", Static).update(shown(why))
 
     def _show(self, trace: Trace) -> None:
         self.trace = trace
