@@ -84,7 +84,11 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", help="a TOML policy stacked over the default tiers")
     p.add_argument("--store", default=argparse.SUPPRESS, help="the SQLite store")
     p.add_argument(
-        "--sandbox", choices=("auto", "bwrap", "namespaces", "floor", "none"), default="auto"
+        "--sandbox",
+        choices=("auto", "bwrap", "namespaces", "floor", "none"),
+        default="auto",
+        help="containment for commands (default: the strongest here); floor and none cannot hide"
+        " the store, your files or the network from them (docs/security.md)",
     )
     p.add_argument("--max-agents", type=_positive_int)
     p.add_argument("--max-concurrent", type=_positive_int)

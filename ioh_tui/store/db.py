@@ -26,10 +26,12 @@ from pathlib import Path
 import aiosqlite
 
 from ioh_tui.core.errors import ResumeError
+from ioh_tui.sandbox import hidden_while_open
 from ioh_tui.store.decisions import Decisions
 from ioh_tui.store.leases import Leases
 from ioh_tui.store.rows import RunRow
 from ioh_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from ioh_tui.store.seal import ensure_key
 from ioh_tui.store.steps import StepCommit, Steps
 from ioh_tui.store.summaries import Summaries
 from ioh_tui.store.trace import Trace
@@ -62,7 +64,10 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
             await db.execute("PRAGMA synchronous = NORMAL")
             store = cls(db, path)
             await store._migrate()
-            yield store
+            if path != ":memory:":
+                ensure_key(path)  # before any command starts, so the sandbox can hide it
+            with hidden_while_open(path):
+                yield store
         finally:
             await db.close()
 
