@@ -25,6 +25,9 @@ converter is installed (`rsvg-convert`, or the `cairosvg` package); SVG alone is
                                          nodes per started agent and `+N queued`
     tree-100-agents-child-selected       the same run, a child chosen in the tree (one that was
                                          running): the transcript shows its steps only
+    long-run-compacted                   a run against a 3,000-token window, finished: a
+                                         compaction block, the context meter, a note
+    long-run-summary                     `c` on it: the summary the compaction stored
 
 Sizes: the demo run 140x40 (the modal's diff splits before/after from 140 columns), the queue
 140x36, the 100-agent tree 160x50, the rest 120x40. The apps come from the test helpers
@@ -304,6 +307,23 @@ async def tree_100(out: Path, tmp: Path) -> None:
         await shoot(app, pilot, out, "tree-100-agents-child-selected")
 
 
+async def long_run(out: Path, tmp: Path) -> None:
+    """A note and six big reads against a small window: a compaction, then its summary (`c`)."""
+    from ioh_tui.tui.screens.summary import SummaryModal
+    from tests.snapshots.apps.long_run import long_run
+
+    app = long_run(tmp)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.run_screen
+        assert screen is not None
+        await until(pilot, lambda: screen.outcome is not None)
+        await app.workers.wait_for_complete()
+        await shoot(app, pilot, out, "long-run-compacted")
+        await pilot.press("c")
+        await until(pilot, is_screen(app, SummaryModal))
+        await shoot(app, pilot, out, "long-run-summary")
+
+
 Picture = Callable[[Path, Path], Awaitable[None]]
 PICTURES: list[tuple[tuple[str, ...], Picture]] = [
     (("start-screen-with-pending-decisions",), start_screen),
@@ -315,6 +335,7 @@ PICTURES: list[tuple[tuple[str, ...], Picture]] = [
     (("processes-running-command",), processes),
     (("run-browser", "run-trace-steps", "run-trace-decisions"), run_browser_and_trace),
     (("tree-100-agents", "tree-100-agents-child-selected"), tree_100),
+    (("long-run-compacted", "long-run-summary"), long_run),
 ]
 """Each entry: the pictures it makes, and the coroutine that drives one app to make them."""
 

@@ -15,7 +15,13 @@ from ioh_tui.providers import base as providers_base
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep each test's store and config out of the user's home, and keys out of the env."""
     home = tmp_path_factory.mktemp("ioh-home")
+    for var in list(os.environ):
+        # IOH_TUI_NOTIFY, IOH_TUI_BUDGETS_MAX_STEPS, ...: the configuration's variables.
+        if var.startswith("IOH_TUI_"):
+            monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("IOH_TUI_HOME", str(home))
+    # The user's own configuration file is never read by the suite.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("ioh-config")))
     for var in list(os.environ):
         if var.endswith("_API_KEY") or var.endswith("_MODEL") or var == "OPENAI_BASE_URL":
             monkeypatch.delenv(var, raising=False)

@@ -82,6 +82,15 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--on-approval", choices=("deny", "defer", "approve"), default="deny")
     add_run_options(resume)
 
+    config = sub.add_parser(
+        "config", help="the effective configuration, each value with its source"
+    )
+    config.add_argument(
+        "what", nargs="?", choices=("path",), help="path: the files read, and whether each exists"
+    )
+    config.add_argument("--json", action="store_true")
+    add_run_options(config)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -123,6 +132,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli.headless import resume_command
 
         return resume_command(args)
+    if command == "config":
+        from ioh_tui.cli.config_command import config_command
+
+        return config_command(args)
     if command in ("runs", "show", "approvals"):
         from ioh_tui.cli import trace
 
@@ -160,6 +173,7 @@ def _app(args: argparse.Namespace) -> int:
     # The app reads the store on its first screen: a file it cannot use is one line, not a crash.
     if args.command in ("run", "demo", "resume") or store.exists():
         check_store(store, create=args.command != "resume")
+    _notifications(args)
     if args.command == "run":
         contract, contract_policy = build_contract(args)
         check_contract(contract)
@@ -182,3 +196,12 @@ def _app(args: argparse.Namespace) -> int:
         run = AppRun(request, provider, stored_policy, sandbox)
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
+
+
+def _notifications(args: argparse.Namespace) -> None:
+    """Hand the configuration's `notifications.style` to the app, as `IOH_TUI_NOTIFY` does."""
+    from ioh_tui.cli.options import effective_config
+
+    style = effective_config(args).given("notifications.style")
+    if style and not os.environ.get("IOH_TUI_NOTIFY"):
+        os.environ["IOH_TUI_NOTIFY"] = style

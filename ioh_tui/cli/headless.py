@@ -34,6 +34,7 @@ from ioh_tui.engine import (
     start,
 )
 from ioh_tui.engine.bus import Observer
+from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.sandbox.floor import key_exposure
 from ioh_tui.store import Store
@@ -87,6 +88,11 @@ def _progress_line(event: ev.Event) -> str | None:
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
             if (exposure := key_exposure(event.sandbox)) is not None:
                 line += f"\nWARNING: {exposure}"
+            if event.sandbox in ("portable-floor", "none"):
+                line += (
+                    f"\nWARNING: sandbox {event.sandbox}: commands can read and write the store "
+                    "(every run's transcript) and its key; only bwrap and namespaces hide them"
+                )
             return line
         case ev.StepStarted():
             return f"step {event.step}"
@@ -151,6 +157,7 @@ def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
     contract, contract_policy = build_contract(args)
     check_contract(contract)
+    check_store_placement(store_path(args), contract.root)  # before the store file is made
     policy = build_policy(args, contract_policy)
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)

@@ -12,16 +12,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ioh_tui.config import Config, load_config
+from ioh_tui.config.schema import env_name
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import Fallback
+from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.record import Recorder, Replay
 from ioh_tui.providers.registry import make_provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.verification import Command, Criterion, NoGate
+from ioh_tui.verification.codec import with_gate_limits
 
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
 _ENV_PROVIDERS = (
@@ -38,6 +42,13 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--model", help="model slug")
     p.add_argument("--base-url", help="endpoint (compatible; an override for the others)")
+    p.add_argument(
+        "--api-key-env",
+        metavar="NAME",
+        type=_env_name,
+        help="the environment variable holding the provider's key (never the key itself)",
+    )
+    p.add_argument("--profile", metavar="NAME", help="a [profiles.NAME] of the configuration files")
     p.add_argument("--scenario", help="scenario file for --provider scripted")
     p.add_argument(
         "--fallback",
@@ -87,7 +98,28 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", help="a TOML policy stacked over the default tiers")
     p.add_argument("--store", default=argparse.SUPPRESS, help="the SQLite store")
     p.add_argument(
-        "--sandbox", choices=("auto", "bwrap", "namespaces", "floor", "none"), default="auto"
+        "--sandbox",
+        choices=("auto", "bwrap", "namespaces", "floor", "none"),
+        help="containment for commands (default auto: the strongest here); floor and none cannot"
+        " hide the store, your files or the network from them (docs/security.md)",
+    )
+    p.add_argument(
+        "--gate-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="the gate's wall-clock cap per command (default 120)",
+    )
+    p.add_argument(
+        "--gate-cpu",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="the gate's CPU cap (default 60)",
+    )
+    p.add_argument(
+        "--gate-memory",
+        type=_positive_int,
+        metavar="MB",
+        help="the gate's memory cap (default 2048)",
     )
     p.add_argument("--max-agents", type=_positive_int)
     p.add_argument("--max-concurrent", type=_positive_int)
@@ -127,6 +159,13 @@ def _exit_status(text: str) -> int:
     return value
 
 
+def _env_name(text: str) -> str:
+    try:
+        return env_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parsed(kind: Callable[[str], _T], text: str, wanted: str) -> _T:
     """`kind(text)`; a ValueError in the user's words, not the converter's name."""
     try:
@@ -135,10 +174,52 @@ def _parsed(kind: Callable[[str], _T], text: str, wanted: str) -> _T:
         raise argparse.ArgumentTypeError(f"must be {wanted}, not {text!r}") from None
 
 
+_FLAG_DESTS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "fallback",
+    "max_steps",
+    "time_budget",
+    "token_budget",
+    "max_retries",
+    "stall_after",
+    "context_window",
+    "sandbox",
+    "store",
+    "gate_timeout",
+    "gate_cpu",
+    "gate_memory",
+)
+
+
+def effective_config(args: argparse.Namespace) -> Config:
+    """The configuration files and the environment under these options (flags win).
+
+    `--scenario` without `--provider` names `scripted`, as it always has, over the files.
+
+    Raises:
+        ConfigError: a bad configuration file or variable, or an unknown `--profile`.
+    """
+    flags = {dest: getattr(args, dest, None) for dest in _FLAG_DESTS}
+    if flags["provider"] is None and getattr(args, "scenario", None):
+        flags["provider"] = "scripted"
+    workspace = getattr(args, "workspace", None)
+    return load_config(
+        flags,
+        workspace=Path(workspace) if workspace else None,
+        profile=getattr(args, "profile", None),
+    )
+
+
 def store_path(args: argparse.Namespace) -> Path:
-    """The store file to use."""
+    """The store file to use: `--store`, else the configuration's, else the default."""
     given = getattr(args, "store", None)
-    return Path(given) if given else default_store()
+    if given:
+        return Path(given)
+    configured = effective_config(args).given("store.path")
+    return Path(configured) if configured else default_store()
 
 
 def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
@@ -173,20 +254,37 @@ def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
     else:
         contract = TaskContract.workspace(goal, root, criterion)
     contract = replace(contract, constraints=tuple(fields.get("constraints", ())))
+    # Flags, then the contract file, then the configuration (environment, project, user).
+    config = effective_config(args)
+
+    def pick(dest: str | None, key: str, path: str) -> Any:
+        flag = getattr(args, dest, None) if dest else None
+        if flag is not None:
+            return flag
+        return fields[key] if fields.get(key) is not None else config.given(path)
+
     budgets = {
-        "max_steps": args.max_steps or fields.get("max_steps"),
-        "time_budget_s": args.time_budget or fields.get("time_budget_s"),
-        "token_budget": args.token_budget or fields.get("token_budget"),
-        "max_retries": args.max_retries
-        if args.max_retries is not None
-        else fields.get("max_retries"),
-        "exec_timeout_s": fields.get("exec_timeout_s"),
-        "stall_after": args.stall_after
-        if args.stall_after is not None
-        else fields.get("stall_after"),
-        "context_window": args.context_window or fields.get("context_window"),
+        "max_steps": pick("max_steps", "max_steps", "budgets.max_steps"),
+        "time_budget_s": pick("time_budget", "time_budget_s", "budgets.time_budget_s"),
+        "token_budget": pick("token_budget", "token_budget", "budgets.token_budget"),
+        "max_retries": pick("max_retries", "max_retries", "budgets.max_retries"),
+        "exec_timeout_s": pick(None, "exec_timeout_s", "budgets.exec_timeout_s"),
+        "stall_after": pick("stall_after", "stall_after", "budgets.stall_after"),
+        "context_window": pick("context_window", "context_window", "context.window"),
     }
     contract = replace(contract, **{k: v for k, v in budgets.items() if v is not None})
+    gate = fields.get("gate", {})
+    caps = {
+        key: flag
+        if (flag := getattr(args, dest, None)) is not None
+        else gate.get(key, config.given(f"gate.{key}"))
+        for dest, key in (
+            ("gate_timeout", "timeout_s"),
+            ("gate_cpu", "cpu_s"),
+            ("gate_memory", "memory_mb"),
+        )
+    }
+    contract = replace(contract, verification=with_gate_limits(contract.verification, caps))
     return contract, policy_toml
 
 
@@ -246,10 +344,16 @@ def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_policy(args: argparse.Namespace, contract_policy: str | None) -> Policy:
-    """The default tiers with the contract's policy and `--policy` stacked on top (deny-first)."""
+    """The default tiers with the contract's policy and `--policy` stacked on top (deny-first).
+
+    The contract's `[policy.defaults]` replace the tiers' defaults (an act it leaves out keeps
+    its tier), so a contract can loosen them as well as tighten them: the contract is the task's
+    own statement of what it needs. `--policy` only adds: its defaults are merged stricter-wins.
+    """
     policy = Policy.default()
     if contract_policy:
-        policy = policy.merge(Policy.from_toml(contract_policy))
+        from_contract = Policy.from_toml(contract_policy)
+        policy = Policy(policy.layers + from_contract.layers, from_contract.defaults)
     if args.policy:
         policy = policy.merge(load_policy_file(args.policy))
     return policy
@@ -269,7 +373,7 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     if replay:
         return Replay.load(replay)
     provider = _named_provider(args, max_retries)
-    fallback = getattr(args, "fallback", None)
+    fallback = effective_config(args).get("provider.fallback")
     if fallback:
         provider = Fallback([provider, _fallback_provider(fallback, args, max_retries)])
     record = getattr(args, "record", None)
@@ -277,7 +381,8 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
 
 
 def _named_provider(args: argparse.Namespace, max_retries: int) -> Provider:
-    name = args.provider
+    config = effective_config(args)
+    name = config.get("provider.name")
     if name is None:
         if args.scenario:
             name = "scripted"
@@ -293,11 +398,37 @@ def _named_provider(args: argparse.Namespace, max_retries: int) -> Provider:
         raise ConfigError("--provider scripted needs --scenario FILE")
     return make_provider(
         name,
-        model=args.model,
-        base_url=args.base_url,
+        model=config.get("provider.model"),
+        base_url=config.get("provider.base_url"),
+        api_key=_key(config),
         scenario=args.scenario,
         max_retries=max_retries,
+        prices=_prices(config, getattr(args, "pricing_file", None)),
     )
+
+
+def _key(config: Config) -> str | None:
+    """The key in the variable `api_key_env` names (None: the provider's own variable).
+
+    Raises:
+        ConfigError: the variable is named but not set (its name, never a value, is reported).
+    """
+    setting = config.values["provider.api_key_env"]
+    if setting.value is None:
+        return None
+    key = os.environ.get(setting.value)
+    if not key:
+        raise ConfigError(f"{setting.value} is not set (named by api_key_env, {setting.source})")
+    return key
+
+
+def _prices(config: Config, stored: str | None) -> PriceTable | None:
+    """The shipped price table extended by `[pricing] file` (None: the shipped one alone).
+
+    `stored` is the file a resumed run started with (it wins: the run keeps its prices).
+    """
+    path = stored or config.get("pricing.file")
+    return PriceTable.builtin().extended(PriceTable.load(path)) if path else None
 
 
 def _fallback_provider(spec: str, args: argparse.Namespace, max_retries: int) -> Provider:
@@ -333,17 +464,33 @@ def build_containment(args: argparse.Namespace) -> Containment | None:
     return Containment(**{k: v for k, v in given.items() if v is not None})
 
 
+_DRIVER_KEYS = ("provider", "model", "base_url", "api_key_env", "fallback", "pricing")
+
+
 def driver_options(args: argparse.Namespace) -> dict[str, str]:
-    """The provider options worth keeping with a run, so `resume` needs none (never a key)."""
+    """The provider options worth keeping with a run, so `resume` needs none (never a key).
+
+    What the configuration files and the environment chose counts too: a run resumed after a file
+    changed keeps the provider it started with. `api_key_env` is a variable's name, not a key.
+    """
+    config = effective_config(args)
     kept = {
-        "provider": args.provider,
-        "model": args.model,
-        "base_url": args.base_url,
-        "fallback": getattr(args, "fallback", None),
+        "provider": args.provider or config.given("provider.name"),
+        "model": args.model or _from_file(config, "provider.model"),
+        "base_url": args.base_url or _from_file(config, "provider.base_url"),
+        "api_key_env": config.given("provider.api_key_env"),
+        "fallback": config.given("provider.fallback"),
+        "pricing": config.given("pricing.file"),
     }
     if args.scenario:
         kept["scenario"] = str(Path(args.scenario).resolve())
     return {k: v for k, v in kept.items() if v}
+
+
+def _from_file(config: Config, path: str) -> Any:
+    """A value a file or profile chose (one from a variable is read again on resume, as before)."""
+    value = config.values[path]
+    return None if value.source == "default" or value.source.startswith("env ") else value.value
 
 
 def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> argparse.Namespace:
@@ -352,9 +499,11 @@ def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> ar
     if args.provider or args.scenario:
         return args
     merged = argparse.Namespace(**vars(args))
-    for key in ("provider", "model", "base_url", "scenario", "fallback"):
+    for key in ("provider", "model", "base_url", "scenario", "fallback", "api_key_env"):
         if getattr(merged, key, None) is None and key in stored:
             setattr(merged, key, stored[key])
+    if "pricing" in stored:
+        merged.pricing_file = stored["pricing"]
     return merged
 
 
@@ -365,7 +514,7 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     driver options (provider, model, base URL, scenario, fallback) and the environment's keys.
     """
     blank = argparse.Namespace(
-        provider=None, model=None, base_url=None, scenario=None, fallback=None
+        provider=None, model=None, base_url=None, scenario=None, fallback=None, api_key_env=None
     )
     retries = contract.get("max_retries", 2)
     return build_provider(
@@ -398,11 +547,11 @@ def resume_provider(args: argparse.Namespace, store: Path) -> Provider:
 
 
 def build_sandbox(args: argparse.Namespace) -> Sandbox:
-    """The sandbox `--sandbox` asks for (`none` only when asked for explicitly)."""
+    """The sandbox `--sandbox` (else the configuration) asks for (`none` only when asked for)."""
     from ioh_tui.sandbox import select
 
     try:
-        return select(args.sandbox)
+        return select(str(effective_config(args).get("sandbox.backend")))
     except SandboxError as exc:
         # Asked for by name and missing here: bad configuration, nothing was started (exit 2).
         raise ConfigError(str(exc)) from None

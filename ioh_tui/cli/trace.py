@@ -94,6 +94,12 @@ def _print_trace(trace: dict[str, Any]) -> None:
     )
     if run["detail"]:
         say(f"  {run['detail']}")
+    caps = run["contract"].get("gate") if isinstance(run.get("contract"), dict) else None
+    if caps:
+        say(
+            f"  gate caps: {caps.get('timeout_s')} s wall clock, {caps.get('cpu_s')} s CPU, "
+            f"{caps.get('memory_mb')} MB memory"
+        )
     calls_by_step: dict[int, list[dict[str, Any]]] = {}
     for call in trace["tool_calls"]:
         calls_by_step.setdefault(call["step"], []).append(call)

@@ -12,8 +12,9 @@ import asyncio
 import itertools
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, replace
+from functools import partial
 from typing import Any
 
 from ioh_tui.context import window_for
@@ -28,9 +29,10 @@ from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import remove_left
 from ioh_tui.engine.loop import drive, finish, resume_step
 from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
-from ioh_tui.engine.session import resumed_state, root_deps
+from ioh_tui.engine.session import paused_on, resumed_state, root_deps
 from ioh_tui.engine.state import FLAT, Deps, Lease, RunState, Spawner
 from ioh_tui.engine.tree import Containment, Tree
+from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import Approver, Decision, DenyAll, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox import Sandbox, select
@@ -74,6 +76,7 @@ async def _new(request: NewRun, parts: Parts) -> RunResult:
     if containment is not None and contract.mode != "workspace":
         raise ConfigError("a sub-agent tree works over a workspace, not a single file")
     check_contract(contract)
+    check_store_placement(parts.store.path, contract.root)
     extra: dict[str, Any] = {"driver": dict(request.driver)}
     if containment is not None:
         extra = {"containment": asdict(containment), **extra}
@@ -120,6 +123,7 @@ def _deps(
             agents=agents,
             spent=spent,
             raises=parts.raises,
+            settle=resume_step,
         )
     return root_deps(
         run_id,
@@ -143,6 +147,7 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
     if row.parent_run_id is not None:
         raise ResumeError(f"run {run_id} is a sub-agent; resume its root run {row.root_run_id}")
     contract = TaskContract.from_dict(row.contract)
+    check_store_placement(store.path, contract.root)
     kept = row.contract
     if request.overrides:
         overrides = dict(request.overrides)
@@ -191,11 +196,8 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
     state, last = await resumed_state(store, run_id, contract, DecisionRules(policy), row.tokens)
     requests = await store.approvals(run_id)
     pending = [a for a in requests if a.status == "pending"]
-    if row.status == "paused" and (paused := _paused_on(run_id, requests, pending, decision)):
-        held, answer = paused
-        return await _driven(
-            deps, state, start=last + 1, resumed_from=last, pending=held, decision=answer
-        )
+    if row.status == "paused" and (resumed := await _paused(deps, state, last, requests, decision)):
+        return resumed
     if row.status == "running":
         # Either a live driver holds the run (this raises `ConflictError`), or it died.
         probe = _owner()
@@ -215,6 +217,45 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
     return await _driven(deps, state, start=last + 1, resumed_from=last, recheck=recheck)
 
 
+async def _paused(
+    deps: Deps, state: RunState, last: int, requests: list[ApprovalRow], decision: Decision | None
+) -> RunResult | None:
+    """Resume a paused run: its own decision settled, or a sub-agent's (None: neither waits).
+
+    A tree's answer goes to the request its pause named (the oldest a sub-agent waits on); its
+    paused detached children start again in the background once the lease is held.
+    """
+    run_id, store = deps.run_id, deps.store
+    pending = [a for a in requests if a.status == "pending"]
+    paused = paused_on(run_id, requests, pending, decision, state.history)
+    revive = None
+    if isinstance(deps.spawner, Tree):
+        tree = deps.spawner
+        if paused is None and decision is not None:
+            below = await store.pending_below(run_id)
+            if not below:
+                raise ResumeError(f"run {run_id} has no pending decision to answer")
+            tree.answer = (below[0], decision)
+        revive = partial(tree.revive, deps, state)
+        if paused is None and await store.paused_below(run_id):
+            # Paused on a sub-agent's decision: re-check the last step, replay the one it cut.
+            return await _driven(
+                deps, state, start=last + 1, resumed_from=last, recheck=last > 0, revive=revive
+            )
+    if paused is None:
+        return None
+    held, answer = paused
+    return await _driven(
+        deps,
+        state,
+        start=last + 1,
+        resumed_from=last,
+        pending=held,
+        decision=answer,
+        revive=revive,
+    )
+
+
 def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict[str, Any]:
     """A tree's stored containment with a higher token ceiling (a resume's override)."""
     containment = contract.get("containment")
@@ -226,29 +267,6 @@ def _raised_ceiling(run_id: int, contract: dict[str, Any], ceiling: int) -> dict
     return {**containment, "max_total_tokens": int(ceiling)}
 
 
-def _paused_on(
-    run_id: int,
-    requests: list[ApprovalRow],
-    pending: list[ApprovalRow],
-    decision: Decision | None,
-) -> tuple[ApprovalRow, Decision | None] | None:
-    """The request a paused run stopped on, and the answer to settle it with.
-
-    Still pending: the answer given (None: the approver is asked). Answered in the store while the
-    run was paused (the decision queue answers several at once): that answer, without asking
-    again. A run pauses at its first deferred request and asks nothing after it, so that request
-    is the run's latest.
-    """
-    if pending:
-        return pending[-1], decision
-    latest = requests[-1] if requests else None
-    if latest is None or latest.status not in ("approve", "deny"):
-        return None
-    if decision is not None:
-        raise ResumeError(f"run {run_id}'s decision was already answered; resume it as is")
-    return latest, Decision.from_row(latest.answer)
-
-
 async def _driven(
     p: Deps,
     s: RunState,
@@ -258,8 +276,12 @@ async def _driven(
     pending: ApprovalRow | None = None,
     decision: Decision | None = None,
     recheck: bool = False,
+    revive: Callable[[], Awaitable[None]] | None = None,
 ) -> RunResult:
-    """Take the lease, log events, announce the start, drive, and always clean up."""
+    """Take the lease, log events, announce the start, drive, and always clean up.
+
+    `revive`: a resumed tree's paused detached children start again once the lease is held.
+    """
     log = EventLog(p.store)
     p.bus.subscribe(log)
     owner = _owner()
@@ -281,6 +303,8 @@ async def _driven(
                 instructions=p.instructions.name if p.instructions else None,
             )
         )
+        if revive is not None:
+            await revive()
         if pending is not None:
             return await resume_step(p, s, pending, decision)
         return await drive(p, s, start, recheck=recheck)

@@ -13,6 +13,13 @@ from ioh_tui.core.outcomes import OUTCOMES as OUTCOMES
 from ioh_tui.core.outcomes import Outcome
 from ioh_tui.policy.toml import parse_data, render_toml
 from ioh_tui.verification import Command, Criterion, NoGate, criterion_from_dict
+from ioh_tui.verification.codec import (
+    GATE_KEYS,
+    criterion_from_toml,
+    gate_limits,
+    gate_limits_dict,
+    with_gate_limits,
+)
 
 Mode = Literal["single_file", "workspace"]
 
@@ -136,8 +143,11 @@ class TaskContract:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form, stored with the run so a resume can rebuild it."""
+        """JSON form, stored with the run so a resume can rebuild it (the gate's caps too)."""
+        limits = gate_limits(self.verification)
+        gate = {} if limits is None else {"gate": gate_limits_dict(limits)}
         return {
+            **gate,
             "goal": self.goal,
             "mode": self.mode,
             "root": str(self.root),
@@ -175,7 +185,9 @@ class TaskContract:
             mode=data["mode"],
             root=Path(data["root"]),
             subject=data.get("subject"),
-            verification=criterion_from_dict(data["verification"]),
+            verification=with_gate_limits(
+                criterion_from_dict(data["verification"]), data.get("gate") or {}
+            ),
             max_steps=int(data["max_steps"]),
             time_budget_s=data.get("time_budget_s"),
             token_budget=data.get("token_budget"),
@@ -222,7 +234,17 @@ class ContractFile:
     policy_toml: str | None
 
 
-_TOP = {"goal", "mode", "workspace", "file", "verification", "budgets", "constraints", "policy"}
+_TOP = {
+    "goal",
+    "mode",
+    "workspace",
+    "file",
+    "verification",
+    "gate",
+    "budgets",
+    "constraints",
+    "policy",
+}
 _BUDGETS = {
     "max_steps",
     "time_budget_s",
@@ -232,7 +254,6 @@ _BUDGETS = {
     "stall_after",
     "context_window",
 }
-_VERIFY = {"kind", "argv", "expect_exit", "needle", "text", "file"}
 
 
 def load_contract_file(path: str | Path) -> ContractFile:
@@ -250,14 +271,13 @@ def load_contract_file(path: str | Path) -> ContractFile:
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             raise ConfigError(f"contract {path}: constraints must be a list of strings")
         fields["constraints"] = tuple(value)
-    budgets = data.get("budgets", {})
-    _known(budgets, _BUDGETS, f"contract {path}: [budgets]")
-    for key, value in budgets.items():
-        fields[key] = check_budget(key, value, f"contract {path}: budgets.{key}")
+    fields.update(_budgets(data.get("budgets", {}), f"contract {path}"))
     if "verification" in data:
         fields["verification"] = _verification(
             data["verification"], f"contract {path}: [verification]"
         )
+    if "gate" in data:
+        fields["gate"] = gate_caps(data["gate"], f"contract {path}: [gate]")
     return ContractFile(fields, _policy_toml(data, path) if "policy" in data else None)
 
 
@@ -287,23 +307,36 @@ def _policy_toml(data: dict[str, Any], path: str | Path) -> str:
     return render_toml(*parsed)
 
 
+def _budgets(budgets: Any, where: str) -> dict[str, Any]:
+    _known(budgets, _BUDGETS, f"{where}: [budgets]")
+    return {
+        key: check_budget(key, value, f"{where}: budgets.{key}") for key, value in budgets.items()
+    }
+
+
 def _verification(data: Any, where: str) -> Criterion:
-    _known(data, _VERIFY, where)
-    kind = data.get("kind", "command" if "argv" in data else "none")
-    if kind == "command":
-        argv = data.get("argv")
-        if not isinstance(argv, list) or not argv or not all(isinstance(a, str) for a in argv):
-            raise ConfigError(f"{where}: argv must be a non-empty list of strings")
-        expect = data.get("expect_exit", 0)
-        if isinstance(expect, bool) or not isinstance(expect, int) or not 0 <= expect <= 255:
-            raise ConfigError(
-                f"{where}: expect_exit must be an exit status (0-255), not {expect!r}"
-            )
-        return Command(argv, expect)
-    try:
-        return criterion_from_dict({"kind": kind, **data})
-    except KeyError as exc:
-        raise ConfigError(f"{where}: kind {kind!r} needs {exc.args[0]!r}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where} must be a table")
+    criterion = criterion_from_toml(data, where)
+    if isinstance(criterion, Command) and not 0 <= criterion.expect_exit <= 255:
+        raise ConfigError(
+            f"{where}: expect_exit must be an exit status (0-255), not {criterion.expect_exit!r}"
+        )
+    return criterion
+
+
+def gate_caps(data: Any, where: str) -> dict[str, float | int]:
+    """A `[gate]` table's caps: `timeout_s`, `cpu_s` (seconds), `memory_mb`, each positive."""
+    _known(data, set(GATE_KEYS), where)
+    caps: dict[str, float | int] = {}
+    for key, value in data.items():
+        whole = key == "memory_mb"
+        kind_ok = isinstance(value, int) if whole else isinstance(value, int | float)
+        if isinstance(value, bool) or not kind_ok or not math.isfinite(value) or value <= 0:
+            wanted = "a whole number > 0" if whole else "a number of seconds > 0"
+            raise ConfigError(f"{where}: {key} must be {wanted}, not {value!r}")
+        caps[key] = value
+    return caps
 
 
 def _known(data: Any, allowed: set[str], where: str) -> None:

@@ -183,9 +183,14 @@ class DecisionGate:
                 if done:
                     return asked.result(), "approver"
                 row = await self._store.approval(request.request_id)
-                if row is not None and row.status != "pending":
+                if row is None:
+                    continue
+                if row.forged:
+                    # Written into the store without the key: no answer. The ask stays pending.
+                    await self._store.refuse_forged(row.id)
+                elif (stored := _stored_answer(row)) is not None:
                     asked.cancel()
-                    return Decision.from_row(row.answer), row.decided_by or "attached"
+                    return stored
         finally:
             if not asked.done():
                 asked.cancel()
@@ -196,12 +201,16 @@ class DecisionGate:
             self._resolved(request, decision, by)
             return Deferral(request.request_id)
         performed = decision.applied_to(request)
-        won = await self._store.answer_approval(request.request_id, decision.to_row(request), by=by)
-        if not won:
+        answer = decision.to_row(request)
+        while not await self._store.answer_approval(request.request_id, answer, by=by):
+            # Another (sealed) answer landed first; a forged one would have been replaced.
             row = await self._store.approval(request.request_id)
-            assert row is not None
-            decision, by = Decision.from_row(row.answer), row.decided_by or "attached"
-            performed = decision.applied_to(request)
+            if row is None:
+                break  # the request's row is gone: this answer stands
+            if (stored := _stored_answer(row)) is not None:
+                decision, by = stored
+                performed = decision.applied_to(request)
+                break
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
         if decision.kind == "deny":
@@ -285,6 +294,19 @@ class DecisionGate:
                 by=by,
             )
         )
+
+
+def _stored_answer(row: ApprovalRow) -> tuple[Decision, str] | None:
+    """The sealed answer on a request's row, and who gave it; None while it has none.
+
+    The store reads a forged answer as none (`ApprovalRow.forged`). A request closed unanswered
+    (abandoned by a resume that took the run over, expired when the run ended) is refused.
+    """
+    if row.status in ("abandoned", "expired"):
+        return Decision.deny(row.reason or f"the request was {row.status}"), row.decided_by or ""
+    if row.status not in ("approve", "deny"):
+        return None
+    return Decision.from_row(row.answer), row.decided_by or "attached"
 
 
 def request_from_row(row: ApprovalRow, goal: str = "") -> ApprovalRequest:

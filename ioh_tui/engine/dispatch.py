@@ -10,9 +10,11 @@ from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.budgets import deadline
 from ioh_tui.engine.decide import DecisionGate, Preset
 from ioh_tui.engine.gatework import trace_command
+from ioh_tui.engine.guard import policy_guard
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import ApprovalRequest, Policy, Verdict
+from ioh_tui.sandbox import guarded
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
 from ioh_tui.tools.base import NetVerdict
@@ -107,7 +109,10 @@ async def _run(
         # A search shows a file's lines only where reading it needs no one's answer.
         readable=lambda rel: decider.verdict(Act.READ, rel).effect is Effect.ALLOW,
         net=lambda line: _net(decider.verdict(Act.NET, line)),
-        sandbox=p.sandbox,
+        # The policy reaches inside the sandbox too: denied files masked, host-run files read-only.
+        sandbox=guarded(
+            p.sandbox, lambda _cwd: policy_guard(s.rules.effective(), p.workspace.root)
+        ),
         exec_timeout_s=s.contract.exec_timeout_s,
         deadline=await deadline(p.store, p.run_id, s.contract),
         hard_links=lambda act, rel: _names_or_cannot_refuse(s, act, rel),

@@ -31,8 +31,9 @@ from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gatework import traced
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call
+from ioh_tui.engine.session import held_below
 from ioh_tui.engine.stall import Verdict, replan_message
-from ioh_tui.engine.state import Deps, RunState
+from ioh_tui.engine.state import FLAT, Deps, RunState
 from ioh_tui.policy import Decision
 from ioh_tui.store import ApprovalRow, CallRecord, StepCommit
 from ioh_tui.tools import ToolResult
@@ -331,8 +332,14 @@ async def execute_tools(
 
 
 async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
-    """Record the outcome, announce it, and build the result."""
+    """Record the outcome, announce it, and build the result.
+
+    An agent whose work ended while a sub-agent below it waits on a decision pauses instead: the
+    tree is not done (resumed, it re-checks its last step and ends as it would have).
+    """
     await p.spawner.drain(p.run_id)
+    if stop.outcome in ("finished", "success") and p.spawner is not FLAT:
+        stop = await held_below(p.store, p.run_id) or stop
     status = "paused" if stop.outcome == "awaiting_approval" else "completed"
     # A provider's or a gate's words end up here: stored (and returned) with no key in them.
     detail = p.bus.redactor.text(stop.detail)

@@ -6,6 +6,9 @@ a crash cut), for a resumed root (`api.py`) and an adopted child (`tree.py`) ali
 
 from __future__ import annotations
 
+from ioh_tui.core.control import Stop
+from ioh_tui.core.errors import ResumeError
+from ioh_tui.core.transcript import Message
 from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.cancel import CancelToken
@@ -14,10 +17,10 @@ from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
-from ioh_tui.policy import Approver
+from ioh_tui.policy import Approver, Decision
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.toolchain import detect
 from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, Tool, ToolSet, Workspace
 from ioh_tui.tools.registry import TREE_TOOLS
@@ -75,3 +78,61 @@ async def resumed_state(
     # The latest attempt per call wins.
     journal = {(last + 1, a.seq): a for a in await store.attempts(run_id, step=last + 1)}
     return RunState(contract, rules, history, tokens, journal), last
+
+
+def paused_on(
+    run_id: int,
+    requests: list[ApprovalRow],
+    pending: list[ApprovalRow],
+    decision: Decision | None,
+    history: list[Message],
+) -> tuple[ApprovalRow, Decision | None] | None:
+    """The request a paused run stopped on, and the answer to settle it with.
+
+    Still pending: the answer given (None: the approver is asked). Answered in the store while the
+    run was paused (the decision queue answers several at once): that answer, without asking
+    again. A run pauses at its first deferred request and asks nothing after it, so that request
+    is the run's latest; it is the pause only while its call has no result in the transcript (a
+    tree's agent may have paused instead on a sub-agent's decision, after answered requests).
+    """
+    if pending:
+        return pending[-1], decision
+    latest = requests[-1] if requests else None
+    if latest is None or latest.status not in ("approve", "deny"):
+        return None
+    if not _unanswered(history, latest.call_id):
+        return None
+    if decision is not None:
+        raise ResumeError(f"run {run_id}'s decision was already answered; resume it as is")
+    return latest, Decision.from_row(latest.answer)
+
+
+def _unanswered(history: list[Message], call_id: str) -> bool:
+    """Whether the last assistant turn made the call `call_id` and no tool result answers it."""
+    for at in range(len(history) - 1, -1, -1):
+        message = history[at]
+        if message.role == "assistant":
+            answered = {m.tool_call_id for m in history[at + 1 :] if m.role == "tool"}
+            return call_id in {c.id for c in message.tool_calls} and call_id not in answered
+    return False
+
+
+async def held_below(store: Store, run_id: int) -> Stop | None:
+    """How an agent stops while a sub-agent below it waits on a decision, or None.
+
+    The detail names the agent and the request (the oldest of the subtree, the one a resume's
+    answer goes to).
+    """
+    waiting = await store.pending_below(run_id)
+    if not waiting:
+        return None
+    request = await store.approval(waiting[0])
+    assert request is not None  # just read
+    agent = await store.run(request.run_id)
+    return Stop(
+        "awaiting_approval",
+        await store.last_step(run_id),
+        f"{agent.agent_label} (run {agent.id}) waits on a decision: request {request.id}, "
+        f"{request.act} {request.target}",
+        request_id=request.id,
+    )

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from ioh_tui.context import window_for
 from ioh_tui.core import events as ev
+from ioh_tui.core.control import Stop
 from ioh_tui.core.transcript import Message, ToolCall
 from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling, time_left
 from ioh_tui.engine.bus import EventBus
@@ -29,10 +30,10 @@ from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import GateWork, remove_left
 from ioh_tui.engine.ids import Who
-from ioh_tui.engine.session import resumed_state
+from ioh_tui.engine.session import held_below, paused_on, resumed_state
 from ioh_tui.engine.state import Deps, RunState
-from ioh_tui.policy import Policy
-from ioh_tui.store import SpawnCall, Store
+from ioh_tui.policy import Decision, Policy
+from ioh_tui.store import ApprovalRow, SpawnCall, Store
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.registry import SPAWN_AGENT
 
@@ -46,6 +47,16 @@ class Driver(Protocol):
         self, p: Deps, s: RunState, start: int, *, recheck: bool = False
     ) -> Awaitable[RunResult]:
         """Drive from step `start` (after the checks a crash cut, with `recheck`)."""
+        ...
+
+
+class Settler(Protocol):
+    """The loop's `resume_step`: finish a step paused on a decision, then drive on."""
+
+    def __call__(
+        self, p: Deps, s: RunState, pending: ApprovalRow, decision: Decision | None
+    ) -> Awaitable[RunResult]:
+        """Perform or refuse exactly the deferred act, finish the step, go on."""
         ...
 
 
@@ -84,9 +95,17 @@ class Tree:
     halt_reason: str | None = None
     raises: BudgetRaises | None = None
     """The root's raises, where a higher `max_total_tokens` may wait (`take_raise`)."""
+    settle: Settler | None = None
+    """Resumes an agent paused on its own decision (a resumed tree's paused sub-agents)."""
+    answer: tuple[int, Decision] | None = None
+    """A resume's answer to one request of a paused sub-agent: (request id, decision)."""
     _tiers: dict[int, asyncio.Semaphore] = field(default_factory=dict)
     _detached: dict[int, list[asyncio.Future[ToolResult]]] = field(default_factory=dict)
     """Detached children by parent run id, in spawn order."""
+    _waited: dict[int, list[asyncio.Future[ToolResult]]] = field(default_factory=dict)
+    """Children a parent's step waits on: a paused one stops that step, and the rest finish."""
+    _turn: asyncio.Future[None] | None = None
+    """The latest spawn's turn to be admitted: spawns are counted in the order they were called."""
 
     def tier(self, depth: int) -> asyncio.Semaphore:
         """The slots of one tier."""
@@ -194,47 +213,121 @@ class Tree:
                     ok=False,
                 )
             )
-        order = _Order(n, position, goal, steps, budget, not wait)
-        task = asyncio.ensure_future(self._child(parent, state, order))
-        if wait:
-            return task
-        self._detached.setdefault(parent.run_id, []).append(task)
-        return _done(
-            ToolResult(
-                f"[spawned] {goal!r} works in the background; its report arrives at one of your "
-                "later steps."
-            )
-        )
+        # Each spawn is counted (or refused) after the one called before it, whatever its store
+        # reads meet; its turn passes on even if it never runs (a cancelled run).
+        before, turn = self._turn, asyncio.get_running_loop().create_future()
+        self._turn = turn
+        order = _Order(n, position, goal, steps, budget, not wait, before, turn)
+        if not wait:
+            task = asyncio.ensure_future(self._detach(parent, state, order))
+        else:
+            task = asyncio.ensure_future(self._child(parent, state, order))
+            self._waited.setdefault(parent.run_id, []).append(task)
+        task.add_done_callback(lambda _: _pass(turn))
+        return task
 
     def reports(self, run_id: int) -> list[Message]:
-        """Reports of this agent's detached children that finished since it last looked."""
+        """Reports of this agent's detached children that finished since it last looked.
+
+        A child that paused on a decision has no report yet: it gives one when it is resumed.
+        """
+        self._waited[run_id] = [t for t in self._waited.get(run_id, []) if not t.done()]
         waiting = self._detached.get(run_id, [])
         self._detached[run_id] = [t for t in waiting if not t.done()]
-        return [Message("user", _report_text(t)) for t in waiting if t.done()]
+        return [Message("user", _report_text(t)) for t in waiting if t.done() and not _paused(t)]
 
     async def drain(self, run_id: int) -> None:
-        """Wait for this agent's detached children: a tree never ends while a child works."""
-        for task in self._detached.pop(run_id, []):
+        """Wait for this agent's children: a tree never ends while a child works.
+
+        The children of a step a paused child stopped are waited for too, so none outlives it.
+        """
+        for task in [*self._waited.pop(run_id, []), *self._detached.pop(run_id, [])]:
             await asyncio.gather(task, return_exceptions=True)
 
+    async def revive(self, parent: Deps, state: RunState) -> None:
+        """Resume the parent's detached children that paused, in the background as they were.
+
+        A replayed step adopts the children it waits on; a detached one's call is long committed.
+        """
+        for child_id in await self.store.paused_detached(parent.run_id):
+            task = asyncio.ensure_future(self._run(parent, state, None, child_id))
+            self._detached.setdefault(parent.run_id, []).append(task)
+
+    async def _detach(self, parent: Deps, state: RunState, order: _Order) -> ToolResult:
+        """Admit a detached child now, so that a refusal is this call's result; then start it."""
+        admitted = await self._admit(parent, state, order)
+        if isinstance(admitted, ToolResult):
+            return admitted
+        task = asyncio.ensure_future(self._run(parent, state, order, admitted))
+        self._detached.setdefault(parent.run_id, []).append(task)
+        return ToolResult(
+            f"[spawned] {order.goal!r} works in the background; its report arrives at one of your "
+            "later steps."
+        )
+
     async def _child(self, parent: Deps, state: RunState, order: _Order) -> ToolResult:
-        adopted = await self.store.spawned(parent.run_id, order.step, order.position)
-        if adopted is None:
-            # A store written before children were created in one transaction may hold the
-            # child's run row without its spawn row (a crash between the two): adopt it.
-            adopted = await self.store.adopt_orphan(
-                parent.run_id, order.step, order.position, order.goal, order.background
-            )
-        if adopted is not None:
-            return await self._adopt(parent, state, adopted)
-        await self.take_raise()
-        refused = await self._spent(parent, state) or self.refusal(parent.depth + 1)
+        admitted = await self._admit(parent, state, order)
+        if isinstance(admitted, ToolResult):
+            return admitted
+        return await self._run(parent, state, order, admitted)
+
+    async def _admit(self, parent: Deps, state: RunState, order: _Order) -> ToolResult | int | None:
+        """The child a replayed call already made, a refusal, or None: a new child is counted."""
+        try:
+            adopted = await self.store.spawned(parent.run_id, order.step, order.position)
+            if adopted is None:
+                # A store written before children were created in one transaction may hold the
+                # child's run row without its spawn row (a crash between the two): adopt it.
+                adopted = await self.store.adopt_orphan(
+                    parent.run_id, order.step, order.position, order.goal, order.background
+                )
+            if adopted is not None:
+                return adopted
+            await self.take_raise()
+            spent = await self._spent(parent, state)
+            if order.before is not None:
+                await asyncio.shield(order.before)
+            refused = spent or self.refusal(parent.depth + 1)
+        finally:
+            _pass(order.turn)
         if refused is not None:
             return ToolResult(
                 f"[spawn refused] {refused}; adapt, or finish with what you have",
                 ok=False,
                 refused=True,
             )
+        return None
+
+    async def _run(
+        self, parent: Deps, state: RunState, order: _Order | None, adopted: int | None
+    ) -> ToolResult:
+        """Drive an admitted child (new, or `adopted`) to its report.
+
+        A child that paused on a decision raises its `Stop`: the parent's step waiting on it
+        stops there too, and a detached one is left out of the reports until it is resumed.
+        """
+        if adopted is not None:
+            goal, result, said = await self._adopt(parent, state, adopted)
+        else:
+            assert order is not None  # a new child always has its call
+            goal = order.goal
+            started = await self._new(parent, state, order)
+            if isinstance(started, ToolResult):
+                return started
+            result, said = started
+        if result.outcome == "awaiting_approval":
+            raise await held_below(self.store, parent.run_id) or Stop(
+                "awaiting_approval",
+                await self.store.last_step(parent.run_id),
+                f"a sub-agent (run {result.run_id}) waits on a decision",
+                request_id=result.request_id,
+            )
+        return ToolResult(_report(goal, result, said), ok=_good(result))
+
+    async def _new(
+        self, parent: Deps, state: RunState, order: _Order
+    ) -> ToolResult | tuple[RunResult, str]:
+        """A counted child takes its slot, starts and works; or is refused before it starts."""
         self.queued += 1
         self.status()
         async with self.tier(parent.depth + 1):
@@ -250,7 +343,7 @@ class Tree:
                 )
             child, child_state = await self._start(parent, state, order, contract)
             result = await self._work(child, child_state, 1)
-        return ToolResult(_report(order.goal, result, _said(child_state)), ok=_good(result))
+        return result, _said(child_state)
 
     async def _spent(self, parent: Deps, state: RunState) -> str | None:
         """Why the parent has nothing left to give a child, or None."""
@@ -279,12 +372,25 @@ class Tree:
             tokens_left=None if budget is None else max(1, budget - state.tokens),
         )
 
-    async def _work(self, child: Deps, state: RunState, start: int) -> RunResult:
-        """Drive a child that holds its tier's slot, keeping the fleet's counts."""
+    async def _work(
+        self,
+        child: Deps,
+        state: RunState,
+        start: int,
+        *,
+        settle: tuple[ApprovalRow, Decision | None] | None = None,
+    ) -> RunResult:
+        """Drive a child that holds its tier's slot, keeping the fleet's counts.
+
+        `settle`: the child paused on this request; it is answered first (`loop.resume_step`).
+        """
         self.working += 1
         self.status()
         try:
-            result = await self.drive(child, state, start, recheck=start > 1)
+            if settle is not None and self.settle is not None:
+                result = await self.settle(child, state, *settle)
+            else:
+                result = await self.drive(child, state, start, recheck=start > 1)
         finally:
             # A child's criterion is NoGate today, so this is a no-op kept for the invariant.
             await child.gate_work.close(child.store, child.run_id, child.sandbox.backend)
@@ -333,14 +439,19 @@ class Tree:
         )
         return child, RunState(contract, DecisionRules(policy))
 
-    async def _adopt(self, parent: Deps, state: RunState, child_id: int) -> ToolResult:
-        """A resumed parent step meets a child it already made.
+    async def _adopt(
+        self, parent: Deps, state: RunState, child_id: int
+    ) -> tuple[str, RunResult, str]:
+        """A resumed parent meets a child it already made: its goal, how it ended, its last words.
 
         A finished child is reported, never run again; an interrupted one continues from its last
-        committed step (nothing it committed is redone or charged twice).
+        committed step (nothing it committed is redone or charged twice); a paused one first
+        settles the decision it stopped on (the resume's answer when it is for that request, the
+        store's when the queue answered it, else its approver is asked), or, paused on a child
+        of its own, resumes that child and goes on from its next step.
         """
         row = await self.store.run(child_id)
-        if row.status != "running" and row.outcome is not None:  # a stopped run has its outcome
+        if row.status == "completed" and row.outcome is not None:
             result = RunResult(row.outcome, child_id, row.steps, row.tokens, row.detail)
             said = next(
                 (
@@ -350,7 +461,7 @@ class Tree:
                 ),
                 "",
             )
-            return ToolResult(_report(row.goal, result, said), ok=_good(result))
+            return row.goal, result, said
         stored = await self.store.policy(child_id)
         policy = Policy.from_json(stored) if stored else _contained(state)
         contract = TaskContract.from_dict(row.contract)
@@ -358,10 +469,26 @@ class Tree:
         child_state, last = await resumed_state(
             self.store, child_id, contract, DecisionRules(policy), row.tokens
         )
+        held = None
+        if row.status == "paused":
+            requests = await self.store.approvals(child_id)
+            pending = [a for a in requests if a.status == "pending"]
+            held = paused_on(
+                child_id, requests, pending, self._answer_for(pending), child_state.history
+            )
+            await self.revive(child, child_state)
         await remove_left(self.store, child_id, child.sandbox.backend)
         async with self.tier(child.depth):
-            result = await self._work(child, child_state, last + 1)
-        return ToolResult(_report(row.goal, result, _said(child_state)), ok=_good(result))
+            result = await self._work(child, child_state, last + 1, settle=held)
+        return row.goal, result, _said(child_state)
+
+    def _answer_for(self, pending: list[ApprovalRow]) -> Decision | None:
+        """The resume's answer, when it is for one of these requests (it is given once)."""
+        if self.answer is None or self.answer[0] not in {a.id for a in pending}:
+            return None
+        decision = self.answer[1]
+        self.answer = None
+        return decision
 
     def _child_deps(self, parent: Deps, child_id: int, label: str, goal: str) -> Deps:
         """A child works with its parent's parts, under its own name, with its own gate dir."""
@@ -388,6 +515,10 @@ class _Order:
     max_steps: int
     token_budget: int | None
     background: bool
+    before: asyncio.Future[None] | None
+    """The turn of the spawn called before this one (None: the first)."""
+    turn: asyncio.Future[None]
+    """This spawn's turn: done once it is counted or refused."""
 
 
 def _contained(parent: RunState) -> Policy:
@@ -422,6 +553,16 @@ def _report(goal: str, result: RunResult, said: str) -> str:
     # transcript must not depend on that.
     head = f'[child "{goal}" -> {result.outcome}, {result.steps} steps, {result.tokens:,} tokens]'
     return f"{head}\n{said or '(it said nothing)'}"
+
+
+def _pass(turn: asyncio.Future[None]) -> None:
+    if not turn.done():
+        turn.set_result(None)
+
+
+def _paused(task: asyncio.Future[ToolResult]) -> bool:
+    """Whether a finished child task stopped on a decision (it has no report yet)."""
+    return not task.cancelled() and isinstance(task.exception(), Stop)
 
 
 def _report_text(task: asyncio.Future[ToolResult]) -> str:

@@ -16,6 +16,7 @@ from ioh_tui.providers import base
 from ioh_tui.providers.anthropic_provider import Anthropic
 from ioh_tui.providers.base import Provider, ensure_allowed, is_loopback
 from ioh_tui.providers.openai_provider import Compatible, OpenAI, OpenRouter
+from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.testing.scenario import Scenario
 from ioh_tui.providers.testing.scripted import ScriptedProvider
 
@@ -33,20 +34,32 @@ def make_provider(
     api_key: str | None = None,
     scenario: str | Path | Scenario | None = None,
     max_retries: int = 2,
+    prices: PriceTable | None = None,
 ) -> Provider:
     """The provider called `name`, configured from the arguments and the environment.
+
+    `api_key` (read by the caller from the variable `api_key_env` names) replaces the provider's
+    own variable; `prices` replaces the shipped price table (None: the shipped one).
 
     Raises:
         ConfigError: unknown name, a missing key or model, or `scripted` without a scenario.
     """
     if name == "openrouter":
-        return OpenRouter(base_url=base_url, api_key=api_key, model=model, max_retries=max_retries)
+        return OpenRouter(
+            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
+        )
     if name == "anthropic":
-        return Anthropic(base_url=base_url, api_key=api_key, model=model, max_retries=max_retries)
+        return Anthropic(
+            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
+        )
     if name == "openai":
-        return OpenAI(base_url=base_url, api_key=api_key, model=model, max_retries=max_retries)
+        return OpenAI(
+            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
+        )
     if name == "compatible":
-        return Compatible(base_url=base_url, api_key=api_key, model=model, max_retries=max_retries)
+        return Compatible(
+            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
+        )
     if name == "scripted":
         if scenario is None:
             raise ConfigError("the scripted provider needs a scenario (--scenario FILE)")

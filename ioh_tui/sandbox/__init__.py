@@ -10,6 +10,8 @@ from ioh_tui.sandbox.base import (
     OutputSink,
     Sandbox,
 )
+from ioh_tui.sandbox.guard import GuardFor, guarded
+from ioh_tui.sandbox.hidden import Guard, hidden_while_open
 from ioh_tui.sandbox.probe import (
     BACKENDS,
     CAPABILITIES,
@@ -31,11 +33,15 @@ __all__ = [
     "CapHit",
     "Capabilities",
     "ExecResult",
+    "Guard",
+    "GuardFor",
     "Limits",
     "OutputSink",
     "ProbeReport",
     "Sandbox",
     "SandboxError",
+    "guarded",
+    "hidden_while_open",
     "probe",
     "probe_report",
     "select",

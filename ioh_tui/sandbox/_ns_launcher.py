@@ -9,7 +9,8 @@ mount and PID namespaces created by util-linux `unshare`, as PID 1, and:
 2. mounts private tmpfs on /tmp and /dev/shm;
 3. binds the working directory and the writable roots back read-write (through O_PATH
    descriptors opened before /tmp was covered, so a workspace under /tmp is still reachable);
-4. masks the host's unix sockets (`_sockets`) and the credential stores `_masks` lists;
+4. masks the host's unix sockets (`_sockets`), the credential stores `_masks` lists and the
+   harness's own files (`hidden`); pins and protects what the policy's guard names;
 5. brings the namespace's loopback up (so a test suite can use its own 127.0.0.1);
 6. forks the payload, which drops every capability, installs the seccomp deny-list and execs ARGV
    (never through a shell); PID 1 stays behind to reap orphans and reports the payload's status
@@ -106,6 +107,8 @@ def _setup_mounts(
     readonly: list[str] | None = None,
     mask_runtime: list[str] | None = None,
     mask_sockets: list[str] | None = None,
+    pin: list[str] | None = None,
+    protect: list[str] | None = None,
 ) -> None:
     # Parents first, so a nested writable root is bound on top of its parent's bind.
     roots = sorted(dict.fromkeys([cwd, *writable]), key=lambda p: p.count("/"))
@@ -127,6 +130,13 @@ def _setup_mounts(
         _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND, None)
         _setattr(path, 0, 0, _MOUNT_ATTR_RDONLY)
         os.close(fd)
+    # The policy's guard: directories pinned (a mount point cannot be renamed away), then the
+    # files the host runs bound read-only onto themselves.
+    for path in pin or []:
+        _mount(path, path, None, _MS_BIND, None)
+    for path in protect or []:
+        _mount(path, path, None, _MS_BIND, None)
+        _setattr(path, 0, _MOUNT_ATTR_RDONLY, 0)
     # Host unix sockets: connect() ignores a read-only mount, so the runtime directories get an
     # empty read-only tmpfs and every other bound socket /dev/null (before the credential masks,
     # which could otherwise hide a socket's mount point).
@@ -209,6 +219,8 @@ def main() -> None:
             config.get("readonly", []),
             config.get("mask_runtime", []),
             config.get("mask_sockets", []),
+            config.get("pin", []),
+            config.get("protect", []),
         )
         if config.get("loopback"):
             _loopback_up()

@@ -22,6 +22,7 @@ from ioh_tui.sandbox._runner import (
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.hidden import Guard, harness_paths
 
 _EXEC_FAILED = "bwrap: execvp "
 """bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
@@ -46,7 +47,13 @@ class BwrapSandbox:
         return "linux-bubblewrap"
 
     def options(
-        self, cwd: Path, *, network: bool, writable: Sequence[Path], env: Mapping[str, str]
+        self,
+        cwd: Path,
+        *,
+        network: bool,
+        writable: Sequence[Path],
+        env: Mapping[str, str],
+        guard: Guard | None = None,
     ) -> list[str]:
         """The bubblewrap options (everything before `--`) for one command."""
         opts = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
@@ -58,6 +65,12 @@ class BwrapSandbox:
         # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
         for path in _bind_order(cwd, writable):
             opts += ["--bind", str(path), str(path)]
+        # The policy's guard on the writable tree, before any mask (a pin rebinds a directory,
+        # which would drop a mask made inside it earlier).
+        for pinned in guard.pinned if guard else ():
+            opts += ["--bind", pinned, pinned]
+        for protected in guard.readonly if guard else ():
+            opts += ["--ro-bind", protected, protected]
         keep = [cwd, *writable]
         # Host unix sockets: a read-only bind does not stop connect() (see _sockets).
         runtime = [] if network else runtime_dirs(keep)
@@ -66,6 +79,10 @@ class BwrapSandbox:
         for sock in bound_sockets(runtime, keep):
             opts += ["--ro-bind", "/dev/null", sock]
         dirs, files = secret_paths(keep)
+        # The harness's own files: the data directory and the open stores (hidden.py).
+        own_dirs, own_files = harness_paths(keep)
+        dirs = [*dirs, *own_dirs]
+        files = [*files, *own_files, *(guard.masked if guard else ())]
         for secret in dirs:
             opts += ["--tmpfs", secret, "--remount-ro", secret]
         for secret in files:
@@ -85,14 +102,15 @@ class BwrapSandbox:
         writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
+        guard: Guard | None = None,
     ) -> ExecResult:
-        """Run `argv` in `cwd` inside bubblewrap (see `Sandbox.run`)."""
+        """Run `argv` in `cwd` inside bubblewrap (see `Sandbox.run`; `guard`: `hidden.Guard`)."""
         check_argv(argv)
         cwd, roots = resolve_dirs(cwd, writable)
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
-        opts = self.options(cwd, network=network, writable=roots, env=inner_env)
+        opts = self.options(cwd, network=network, writable=roots, env=inner_env, guard=guard)
         with _sealed_fds(opts) as fds:
             launch = Launch(
                 argv=[self._bwrap, "--args", str(fds[0]), "--", *argv],

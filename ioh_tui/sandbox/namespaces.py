@@ -26,6 +26,7 @@ from ioh_tui.sandbox._runner import (
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.hidden import Guard, harness_paths
 
 _LAUNCHER = Path(_ns_launcher.__file__).resolve()
 _EXEC_FAILED = "ioh-sandbox: exec "
@@ -64,7 +65,13 @@ class NamespacesSandbox:
         return "linux-namespaces"
 
     def command(
-        self, argv: Sequence[str], cwd: Path, *, network: bool, writable: Sequence[Path]
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        *,
+        network: bool,
+        writable: Sequence[Path],
+        guard: Guard | None = None,
     ) -> list[str]:
         """The full argv: unshare, the launcher with its fixed code and JSON config, then `argv`.
 
@@ -74,12 +81,17 @@ class NamespacesSandbox:
         keep = [cwd, *writable]
         runtime = [] if network else runtime_dirs(keep)
         dirs, files = secret_paths(keep)
+        # The harness's own files: the data directory and the open stores (hidden.py).
+        own_dirs, own_files = harness_paths(keep)
+        dirs, files = [*dirs, *own_dirs], [*files, *own_files]
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],
             "readonly": kept_under_tmp(os.environ.get("PATH", "")),
             "mask_dirs": dirs,
-            "mask_files": files,
+            "mask_files": [*files, *(guard.masked if guard else ())],
+            "pin": list(guard.pinned if guard else ()),
+            "protect": list(guard.readonly if guard else ()),
             "mask_runtime": runtime,
             "mask_sockets": bound_sockets(runtime, keep),
             "loopback": not network,
@@ -98,8 +110,9 @@ class NamespacesSandbox:
         writable: Sequence[str | os.PathLike[str]] = (),
         env: Mapping[str, str] | None = None,
         on_output: OutputSink | None = None,
+        guard: Guard | None = None,
     ) -> ExecResult:
-        """Run `argv` in `cwd` inside fresh namespaces (see `Sandbox.run`).
+        """Run `argv` in `cwd` inside fresh namespaces (see `Sandbox.run`; `guard`: `hidden.Guard`).
 
         Raises:
             SandboxError: the namespaces could not be set up (never the payload's own failure).
@@ -110,7 +123,7 @@ class NamespacesSandbox:
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
         launch = Launch(
-            argv=self.command(argv, cwd, network=network, writable=roots),
+            argv=self.command(argv, cwd, network=network, writable=roots, guard=guard),
             env=inner_env,
             cwd=cwd,
             rlimits=rlimits_for(limits),

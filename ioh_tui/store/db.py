@@ -25,12 +25,14 @@ from pathlib import Path
 
 import aiosqlite
 
+from ioh_tui.sandbox import hidden_while_open
 from ioh_tui.store.decisions import Decisions
 from ioh_tui.store.errors import StoreError, damaged
 from ioh_tui.store.leases import Leases
 from ioh_tui.store.opening import check_store, unusable
 from ioh_tui.store.rows import RunRow
 from ioh_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
+from ioh_tui.store.seal import ensure_key
 from ioh_tui.store.steps import StepCommit, Steps
 from ioh_tui.store.summaries import Summaries
 from ioh_tui.store.trace import Trace
@@ -75,12 +77,15 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
                 await store._prepare()
             except sqlite3.Error as exc:
                 raise StoreError(unusable(path, exc)) from None
-            try:
-                yield store
-            except sqlite3.Error as exc:
-                if not damaged(exc):
-                    raise
-                raise StoreError(f"store {path} is damaged: {exc}") from None
+            if path != ":memory:":
+                ensure_key(path)  # before any command starts, so the sandbox can hide it
+            with hidden_while_open(path):
+                try:
+                    yield store
+                except sqlite3.Error as exc:
+                    if not damaged(exc):
+                        raise
+                    raise StoreError(f"store {path} is damaged: {exc}") from None
         finally:
             await db.close()
 

@@ -241,6 +241,8 @@ class ApprovalRow:
     created_at: str
     resolved_at: str | None
     goal: str
+    forged: bool = False
+    """The row carried an answer whose seal did not verify: it reads as pending (`seal.py`)."""
 
     @property
     def answer(self) -> Answer:

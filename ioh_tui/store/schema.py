@@ -230,7 +230,12 @@ CREATE TABLE IF NOT EXISTS summaries (
 """
 """Version 3: compactions (the model's summary of a run's oldest `turns` turns)."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3)
+V4 = """
+ALTER TABLE approvals ADD COLUMN answer_mac TEXT;
+"""
+"""Version 4: the seal on each answer (`seal.py`); a row answered without one is no answer."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -58,3 +58,45 @@ class Trees(Runs):
             (root_run_id,),
         )
         return int(value)
+
+    async def pending_below(self, run_id: int) -> list[int]:
+        """Pending requests of the paused agents below `run_id` (its whole subtree), oldest first.
+
+        A sub-agent that deferred a decision paused, and so did every agent waiting on it.
+        """
+        rows = await self._rows(
+            f"{_BELOW} SELECT a.id FROM approvals a JOIN runs r ON r.id = a.run_id"
+            " WHERE a.run_id IN (SELECT id FROM below) AND r.status = 'paused'"
+            " AND a.status = 'pending' ORDER BY a.id",
+            (run_id,),
+        )
+        return [int(row["id"]) for row in rows]
+
+    async def paused_below(self, run_id: int) -> bool:
+        """Whether an agent of `run_id`'s subtree is paused (a decision it deferred waits)."""
+        value = await self._scalar(
+            f"{_BELOW} SELECT COUNT(*) FROM runs WHERE id IN (SELECT id FROM below)"
+            " AND status = 'paused'",
+            (run_id,),
+        )
+        return bool(value)
+
+    async def paused_detached(self, parent_run_id: int) -> list[int]:
+        """The parent's detached children that paused, in order, from its committed steps.
+
+        A child spawned in a step the parent never committed is adopted when that step is replayed.
+        """
+        rows = await self._rows(
+            "SELECT p.child_run_id AS id FROM spawns p JOIN runs r ON r.id = p.child_run_id"
+            " WHERE p.parent_run_id = ? AND p.detached = 1 AND r.status = 'paused'"
+            " AND p.step <= (SELECT COALESCE(MAX(s.step), 0) FROM steps s WHERE s.run_id = ?)"
+            " ORDER BY p.child_run_id",
+            (parent_run_id, parent_run_id),
+        )
+        return [int(row["id"]) for row in rows]
+
+
+_BELOW = (
+    "WITH RECURSIVE below(id) AS (SELECT id FROM runs WHERE parent_run_id = ?"
+    " UNION ALL SELECT r.id FROM runs r JOIN below b ON r.parent_run_id = b.id)"
+)

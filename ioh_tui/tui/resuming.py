@@ -54,7 +54,12 @@ async def resumed_run(store_path: Path, request: Resume, resumer: Resumer) -> Ap
             run = await store.run(run_id)
             driven = await store.driven_runs()
             pending = await store.approvals(run_id, pending_only=True)
-            tree_tokens = await store.tree_tokens(run_id) if "containment" in run.contract else None
+            tree_tokens = None
+            if "containment" in run.contract:
+                tree_tokens = await store.tree_tokens(run_id)
+                # A tree paused on a sub-agent's decision: resuming the root answers it.
+                below = [await store.approval(i) for i in await store.pending_below(run_id)]
+                pending += [a for a in below if a is not None]
     except (ResumeError, sqlite3.Error) as exc:
         raise ResumeRefused(f"Cannot resume run {run_id}: {exc}") from None
     state = run_state(run, driven)

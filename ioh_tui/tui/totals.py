@@ -1,4 +1,4 @@
-"""What the meters show, kept from the root agent's events: steps, time, tokens, cost.
+"""What the meters show: the root's steps, time, tokens and cost; each agent's context window.
 
 Textual-free so the arithmetic is tested on its own; the run screen copies it into `Meter`s.
 """
@@ -144,3 +144,36 @@ class Totals:
     def cost_reading(self) -> str:
         """`$0.0123`, or `unknown` when no call reported a cost."""
         return money(self.cost_usd) if self.cost_known else "unknown"
+
+
+@dataclass(slots=True)
+class ContextUse:
+    """How full one agent's context window is: its latest prompt against the window.
+
+    The prompt is what the provider reported for the agent's last call (`UsageReported`), or
+    after a compaction what the engine counted for the fitted request (`ContextCompacted`), which
+    the next call's report then replaces.
+    """
+
+    window: int | None = None
+    """The window the engine fits the agent's requests to (`RunStarted.context_window`)."""
+    used: int | None = None
+    """Tokens of the latest prompt; None before the first call (or when none reported any)."""
+
+    def apply(self, event: ev.Event) -> bool:
+        """Fold in one of the agent's events; returns whether the reading changed."""
+        if isinstance(event, ev.RunStarted):
+            self.window = event.context_window
+            self.used = None
+        elif isinstance(event, ev.UsageReported) and event.input_tokens > 0:
+            self.used = event.input_tokens
+        elif isinstance(event, ev.ContextCompacted):
+            self.used = event.tokens_after
+        else:
+            return False
+        return True
+
+    def reading(self) -> str:
+        """`11.4k / 16.0k`; `– / 16.0k` before the first call; `–` when the window is unknown."""
+        used = tokens(self.used) if self.used is not None else "–"
+        return f"{used} / {tokens(self.window)}" if self.window else used

@@ -28,6 +28,24 @@ from ioh_tui.verification.base import (
 )
 
 
+def caps_note(limits: Limits) -> str:
+    """` (caps: ...)` naming the gate's caps when they differ from `GATE_LIMITS`, else nothing.
+
+    The model and the app's gate pane both read the description: a raised wall clock tells the
+    model a long suite may run, and the person why a check took five minutes.
+    """
+    if limits == GATE_LIMITS:
+        return ""
+    parts = []
+    if limits.wall_s is not None:
+        parts.append(f"{limits.wall_s:g} s wall clock")
+    if limits.cpu_s is not None:
+        parts.append(f"{limits.cpu_s:g} s CPU")
+    if limits.memory_mb is not None:
+        parts.append(f"{limits.memory_mb} MB memory")
+    return f" (caps: {', '.join(parts) or 'none'})"
+
+
 @dataclass(frozen=True, slots=True)
 class FileContains(OnSubject):
     """The subject file contains `needle` (content tier: a stub can satisfy it)."""
@@ -156,9 +174,10 @@ class Command(Stored):
         return None if found else f"the gate's program {program!r} is not found"
 
     def describe(self) -> str:
-        """The criterion, for the model."""
+        """The criterion, for the model (and the caps, when they are not the defaults)."""
         return (
             f"running `{shlex.join(self.argv)}` in the workspace root must exit {self.expect_exit}"
+            f"{caps_note(self.limits)}"
         )
 
     async def passes_in(

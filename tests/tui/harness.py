@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from ioh_tui.engine import NewRun, TaskContract
@@ -78,6 +79,8 @@ def build(
     criterion: Criterion | None = CHECK,
     max_steps: int | None = None,
     token_budget: int | None = None,
+    context_window: int | None = None,
+    max_retries: int | None = None,
     clock: Callable[[], float] = fixed_clock,
     terminal: Terminal | None = None,
     notify: Style | None = None,
@@ -89,6 +92,10 @@ def build(
         contract = contract.with_max_steps(max_steps)
     if token_budget is not None:
         contract = contract.with_token_budget(token_budget)
+    if context_window is not None:
+        contract = contract.with_context_window(context_window)
+    if max_retries is not None:
+        contract = contract.with_max_retries(max_retries)
     run = AppRun(
         NewRun(contract),
         provider or scripted(*turns),
@@ -141,3 +148,16 @@ async def finished(pilot: Pilot[Any]) -> None:
         pilot, lambda: run_screen(app).outcome is not None or app.supervisor.error is not None
     )
     await pilot.pause()
+
+
+def notifications(app: IohApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every notification the app shows from now on (toasts from any screen go through it)."""
+    seen: list[str] = []
+    original = app.notify
+
+    def record(message: str, **kwargs: Any) -> None:
+        seen.append(message)
+        original(message, **kwargs)
+
+    monkeypatch.setattr(app, "notify", record)
+    return seen

@@ -110,8 +110,11 @@ async def test_the_trees_ceiling_is_offered_too_and_raising_it_lets_every_child_
         assert isinstance(offer, BudgetModal)
         assert offer.budget.name == "max_total_tokens"
         assert offer.budget.describe() == "7.7k of 9.0k tokens, the whole tree"
+        # At once, as a person answering fast would: r may come before the field is composed.
         await pilot.press("r")
+        await until(pilot, lambda: bool(offer.query("#budget-limit")))
         field = offer.query_one("#budget-limit", Input)
+        await until(pilot, lambda: field.has_focus)
         assert field.value == "18000"
         await pilot.press("enter")
         await finished(pilot)

@@ -19,7 +19,7 @@ from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
 from ioh_tui.tui.screens.trace import TraceScreen
-from tests.tui.harness import FIX_CALC, FIXED, READ_CALC, USAGE, modal, until
+from tests.tui.harness import FIX_CALC, FIXED, READ_CALC, USAGE, modal, notifications, until
 from tests.tui.stored_runs import history, resumer_with
 
 SIZE = (120, 36)
@@ -35,19 +35,6 @@ def app_over(db: Path, *turns: dict[str, Any]) -> IohApp:
     app = make_app(db, resumer=resumer_with(*turns))
     app.animation_level = "none"
     return app
-
-
-def notes(app: IohApp, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every notification the app shows from now on."""
-    seen: list[str] = []
-    original = app.notify
-
-    def record(message: str, **kwargs: Any) -> None:
-        seen.append(message)
-        original(message, **kwargs)
-
-    monkeypatch.setattr(app, "notify", record)
-    return seen
 
 
 async def browser(pilot: Pilot[Any]) -> RunBrowserScreen:
@@ -201,7 +188,7 @@ async def test_a_finished_run_is_refused_and_a_budget_stopped_one_resumes_once_r
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = app_over(await history(tmp_path), *[{"tool_calls": [READ_CALC], "usage": USAGE}] * 4)
-    seen = notes(app, monkeypatch)
+    seen = notifications(app, monkeypatch)
     messages: list[Message] = []
     async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
         screen = await browser(pilot)
@@ -273,7 +260,7 @@ async def test_r_resumes_a_paused_run_which_asks_again_then_a_second_run_starts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = app_over(await history(tmp_path), {"tool_calls": [FIX_CALC], "usage": USAGE})
-    seen = notes(app, monkeypatch)
+    seen = notifications(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         screen = await browser(pilot)
         await select_run(pilot, screen, 6)
@@ -301,7 +288,7 @@ async def test_without_a_resumer_the_app_says_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app = make_app(await history(tmp_path))
-    seen = notes(app, monkeypatch)
+    seen = notifications(app, monkeypatch)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         app.resume_run(6)

@@ -103,7 +103,18 @@ class BudgetModal(ModalScreen[BudgetAnswer]):
     def action_raise(self) -> None:
         """r: open the new-limit field."""
         self.add_class("-raising")
-        self.query_one("#budget-limit", Input).focus()
+        # An r pressed as the offer opens comes before its field is composed (querying it then
+        # crashed the app): the field takes focus once it is there.
+        self._focus_limit()
+
+    def on_mount(self) -> None:
+        """Focus the field if r came before it was composed."""
+        if self._form_open:
+            self.call_after_refresh(self._focus_limit)
+
+    def _focus_limit(self) -> None:
+        for field in self.query("#budget-limit").results(Input):
+            field.focus()
 
     def action_stop(self) -> None:
         """s: stop the run now."""

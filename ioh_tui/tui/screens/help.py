@@ -18,8 +18,10 @@ from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.screens.summary import SummaryModal
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
+from ioh_tui.tui.widgets.compaction import Compaction
 from ioh_tui.tui.widgets.tool_call import ToolCall
 
 Section = tuple[str, Iterable[BindingType]]
@@ -89,6 +91,8 @@ def help_sections(everywhere: Iterable[BindingType]) -> list[Section]:
         ("Everywhere", [*everywhere, *palette, *focus]),
         ("Run view", RunScreen.BINDINGS),
         ("Tool call (focused)", ToolCall.BINDINGS),
+        ("Compaction (focused)", Compaction.BINDINGS),
+        ("Compaction summary", SummaryModal.BINDINGS),
         ("Decision", ApprovalModal.BINDINGS),
         ("Decision queue", DecisionQueueScreen.BINDINGS),
         ("Budget nearly spent", BudgetModal.BINDINGS),

@@ -6,8 +6,8 @@ screen knows of the run comes down through `Supervision`; what it asks of the ap
 messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
 
 (Over 400 lines: the one `match` over engine events and the frame that shows them a batch at a
-time share the panes they update; the budgets section is the next to move out, as the decisions
-did.)
+time share the panes they update; the budgets and the long-run sections (compactions, notes) are
+the next to move out, as the decisions did.)
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ioh_tui.core import events as ev
 from ioh_tui.tui.app_run import RunContext
 from ioh_tui.tui.describe import one_line
 from ioh_tui.tui.history import History
+from ioh_tui.tui.memory import stored_notes, stored_summary
 from ioh_tui.tui.messages import (
     ApprovalNeeded,
     BudgetRaiseRequested,
@@ -39,14 +40,17 @@ from ioh_tui.tui.messages import (
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.desk import DecisionDesk
 from ioh_tui.tui.screens.gate import GateModal
+from ioh_tui.tui.screens.summary import SummaryModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.supervisor import Supervision
-from ioh_tui.tui.totals import Budget, Clock, Totals
+from ioh_tui.tui.totals import Budget, Clock, ContextUse, Totals
 from ioh_tui.tui.widgets.agent_tree import AgentTree
+from ioh_tui.tui.widgets.compaction import Compaction
 from ioh_tui.tui.widgets.file_changes import FileChanges
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.key_bar import KeyBar
 from ioh_tui.tui.widgets.meter import Meter
+from ioh_tui.tui.widgets.notes import Notes
 from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.status_line import StatusLine
 from ioh_tui.tui.widgets.transcript import Transcript
@@ -90,6 +94,12 @@ class RunScreen(Screen[None]):
         ),
         Binding("q", "app.quit_when_idle", "Quit", tooltip="Quit once the run has ended"),
         Binding("w", "queue", "Queue", tooltip="Every decision waiting on you, in one list"),
+        Binding(
+            "c",
+            "summary",
+            "Summary",
+            tooltip="The latest compaction's summary (of the agent shown); shown once there is one",
+        ),
         Binding(
             "a",
             "all_agents",
@@ -141,6 +151,12 @@ class RunScreen(Screen[None]):
         self.budget_offer: BudgetModal | None = None
         """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
+        self.store_path = history.path
+        """The store the engine writes: summaries and a resumed run's notes are read from it."""
+        self.contexts: dict[int | None, ContextUse] = {}
+        """How full each agent's context window is (None: the root)."""
+        self.compactions: dict[int | None, Compaction] = {}
+        """Each agent's latest compaction in this drive (what `c` opens; kept past pruning)."""
         self._inbox: list[ev.Event] = []
         """Events not shown yet (the next frame shows them)."""
         self._frame_timer: Timer | None = None
@@ -156,7 +172,9 @@ class RunScreen(Screen[None]):
                 yield Meter("time", id="meter-time")
                 yield Meter("tokens", id="meter-tokens")
                 yield Meter("cost", id="meter-cost")
+                yield Meter("context", unbounded="no call yet", id="meter-context")
                 yield GateStatus(id="gate")
+                yield Notes(id="notes")
                 yield Static("", id="run-facts", markup=False)
         # The workspace panes share one drawer under the body, closed until asked for (f / p).
         with ContentSwitcher(id="drawer", initial="file-changes"):
@@ -251,6 +269,27 @@ class RunScreen(Screen[None]):
         )
         self.query_one("#meter-tokens", Meter).show(t.tokens, t.token_budget, t.tokens_reading())
         self.query_one("#meter-cost", Meter).show(t.cost_usd, None, t.cost_reading())
+        self._context_meter()
+
+    @property
+    def shown_agent(self) -> int | None:
+        """The sub-agent the view is narrowed to (None: the root, or every agent)."""
+        return self.transcript.only
+
+    def _context_meter(self) -> None:
+        """The shown agent's context: its latest prompt against its window."""
+        agent = self.shown_agent
+        use = self.contexts.get(agent) or ContextUse()
+        meter = self.query_one("#meter-context", Meter)
+        meter.relabel("context" if agent is None else f"context · agent {agent}")
+        meter.show(use.used or 0, use.window if use.used is not None else None, use.reading())
+
+    def _show_agent(self, agent: int | None) -> None:
+        """Narrow the view to one agent (None: all): its transcript lines, context and notes."""
+        self.transcript.show_only(agent)
+        self.query_one(Notes).show_agent(agent)
+        self._context_meter()
+        self.refresh_bindings()
 
     # -- engine events ---------------------------------------------------------------------------
 
@@ -289,17 +328,26 @@ class RunScreen(Screen[None]):
             self.add_class("-tree")
         if self.has_class("-tree") or root:
             self.agent_tree.apply(event)
-        await self.handle(event, None if root else event.agent_id)
+        agent = None if root else event.agent_id
+        use = self.contexts.get(agent)
+        if use is None:
+            use = self.contexts[agent] = ContextUse()
+        if use.apply(event) and agent == self.shown_agent:
+            self._context_meter()
+        await self.handle(event, agent)
 
     async def handle(self, event: ev.Event, agent: int | None) -> None:  # noqa: C901 - one arm per event kind
         """Show one event (the `match` is the dispatch table)."""
         transcript = self.transcript
         who = f"agent {agent}" if agent is not None else ""
         match event:
-            case ev.RunStarted(sandbox=sandbox, provider=provider) if agent is None:
-                self.run_id = event.run_id
-                self._facts(sandbox=sandbox, provider=provider)
-                self.status.activity = "started"
+            case ev.RunStarted(sandbox=sandbox, provider=provider, resumed_from_step=resumed):
+                if resumed is not None:
+                    self._restore_notes(_own_run(event), agent, resumed)
+                if agent is None:
+                    self.run_id = event.run_id
+                    self._facts(sandbox=sandbox, provider=provider)
+                    self.status.activity = "started"
             case ev.StepStarted(step=step):
                 await transcript.start_step(step, agent, who)
                 self.status.activity = f"step {step}: waiting for the model"
@@ -335,6 +383,29 @@ class RunScreen(Screen[None]):
                 self.status.activity = f"step {step}: retrying"
             case ev.StepFinished():
                 await transcript.close_stream(agent)
+            case ev.ContextCompacted(step=step, tokens_before=before, tokens_after=after):
+                await self._compacted(event, agent, step, before, after)
+            case ev.NoteAdded(text=text):
+                self.query_one(Notes).add(agent, text)
+            case ev.StallWarned(step=step, detail=detail):
+                await transcript.note(f"stall warning at step {step}: {detail}", "-stall", agent)
+                self.notify(
+                    f"{who or 'The agent'} is repeating itself (step {step}): told to change"
+                    " approach; the next stall ends the run.",
+                    title="Stall warning",
+                    severity="warning",
+                )
+            case ev.FellBack(step=step, from_provider=from_, to_provider=to):
+                await transcript.note(
+                    f"fell back at step {step}: {from_} → {to} (its retries were spent)",
+                    "-fallback",
+                    agent,
+                )
+                self.notify(
+                    f"{who or 'The run'} now uses {to}: {from_} failed past its retries.",
+                    title="Fallback provider",
+                    severity="warning",
+                )
             case ev.VerificationStarted(criterion=criterion) if agent is None:
                 self.gate.started(criterion)
                 self.status.activity = "verifying"
@@ -453,13 +524,13 @@ class RunScreen(Screen[None]):
         agent = message.node.data
         tree = self.agent_tree
         if message.node is tree.root or agent is None or agent == tree.root_agent:
-            self.transcript.show_only(None)
+            self._show_agent(None)
         else:
-            self.transcript.show_only(agent)
+            self._show_agent(agent)
 
     def action_all_agents(self) -> None:
         """a: show every agent's lines again."""
-        self.transcript.show_only(None)
+        self._show_agent(None)
 
     def stopping(self) -> None:
         """The app asked the engine to stop."""
@@ -479,3 +550,77 @@ class RunScreen(Screen[None]):
         self.add_class("-drawer")
         # Arrow keys then move along the list at once (the files list shows each file's diff).
         self.query_one(f"#{pane} DataTable").focus()
+
+    # -- long runs: compactions and notes --------------------------------------------------------
+
+    async def _compacted(
+        self, event: ev.ContextCompacted, agent: int | None, step: int, before: int, after: int
+    ) -> None:
+        block = Compaction(
+            run_id=_own_run(event), step=step, before=before, after=after, agent=agent
+        )
+        self.compactions[agent] = block
+        await self.transcript.mount_block(block, agent)
+        if agent == self.shown_agent:
+            self.refresh_bindings()  # c now has a summary to open
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The summary key is offered once the agent shown has a compaction."""
+        if action == "summary":
+            return self.shown_agent in self.compactions
+        return True
+
+    def action_summary(self) -> None:
+        """c: the latest compaction's summary, of the agent shown."""
+        if (latest := self.compactions.get(self.shown_agent)) is not None:
+            self._open_summary(latest)
+
+    def on_compaction_opened(self, message: Compaction.Opened) -> None:
+        """Enter on a compaction block: its summary."""
+        self._open_summary(message.compaction)
+
+    def _open_summary(self, block: Compaction) -> None:
+        self.run_worker(
+            self._summary(block),
+            group="summary",
+            description="read a compaction's summary",
+            exit_on_error=False,
+        )
+
+    async def _summary(self, block: Compaction) -> None:
+        """Read the summary from the store (the event does not carry it) and show it."""
+        try:
+            row = await stored_summary(
+                self.store_path, block.run_id, step=block.step, tokens_before=block.before
+            )
+        except Exception as exc:  # a store the app cannot read is a notice, never a crash
+            self.notify(f"Cannot read the summary: {exc}", severity="error")
+            return
+        who = f" (agent {block.agent})" if block.agent is not None else ""
+        self.app.push_screen(
+            SummaryModal(
+                heading=block.describe() + who,
+                summary=row.text if row is not None else None,
+                turns=row.turns if row is not None else None,
+            )
+        )
+
+    def _restore_notes(self, run_id: int, agent: int | None, through_step: int) -> None:
+        """A resumed run's (or agent's) earlier notes, read from its committed steps."""
+
+        async def restore() -> None:
+            try:
+                notes = await stored_notes(self.store_path, run_id, through_step=through_step)
+            except Exception as exc:  # the run goes on; only its earlier notes are not shown
+                self.notify(f"Cannot read the run's earlier notes: {exc}", severity="warning")
+                return
+            self.query_one(Notes).restore(agent, notes)
+
+        self.run_worker(
+            restore(), group="notes", description="read a resumed run's notes", exit_on_error=False
+        )
+
+
+def _own_run(event: ev.Event) -> int:
+    """The run an event's agent keeps in the store (a sub-agent's own, else the root's)."""
+    return event.agent_id if event.agent_id is not None else event.run_id

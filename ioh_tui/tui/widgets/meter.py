@@ -15,7 +15,7 @@ _MARKS: dict[LimitState, str] = {"": "", "-warn": " !", "-danger": " !!"}
 
 
 class Meter(Widget):
-    """One budget: steps, time, tokens or cost.
+    """One budget (steps, time, tokens or cost), or the context window's fill.
 
     Two lines when it has the room (the reading, then a bar); one line when the layout gives it a
     single row (narrow terminals). The state classes `-warn` and `-danger` are set near the limit.
@@ -31,10 +31,12 @@ class Meter(Widget):
     reading: reactive[str] = reactive("")
     """The reading as shown, e.g. `3 / 12` or `1.2k / 50k`."""
 
-    def __init__(self, label: str, *, id: str | None = None) -> None:
+    def __init__(self, label: str, *, unbounded: str = "no budget", id: str | None = None) -> None:
         super().__init__(id=id)
         self.label = label
-        """What is measured."""
+        """What is measured (the run screen renames the context meter for a chosen agent)."""
+        self.unbounded = unbounded
+        """What the bar says while there is no limit."""
 
     @property
     def state(self) -> LimitState:
@@ -46,6 +48,12 @@ class Meter(Widget):
         self.value = value
         self.limit = limit
         self.reading = reading
+
+    def relabel(self, label: str) -> None:
+        """Name what is measured anew (a repaint: the size stays)."""
+        if label != self.label:
+            self.label = label
+            self.refresh()
 
     def watch_value(self) -> None:
         """Move the state class."""
@@ -81,7 +89,7 @@ class Meter(Widget):
     def _bar(self, width: int) -> Text:
         if not self.limit:
             return Text(
-                "no budget".ljust(width)[:width],
+                self.unbounded.ljust(width)[:width],
                 style=self.get_component_rich_style("meter--empty"),
             )
         filled = min(width, round(width * min(1.0, self.value / self.limit)))

@@ -254,11 +254,12 @@ def test_version_and_help_on_every_command() -> None:
 def test_unknown_run_is_exit_2(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     write_scenario(tmp_path / "x.json", {"text": "hi"})
+    (tmp_path / "ws").mkdir()
     ioh(
         "exec",
         "hi",
         "--workspace",
-        str(tmp_path),
+        str(tmp_path / "ws"),  # not around the store: that is refused
         "--scenario",
         str(tmp_path / "x.json"),
         "--store",

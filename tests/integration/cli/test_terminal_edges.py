@@ -49,11 +49,12 @@ def test_term_dumb_counts_as_no_terminal(tmp_path: Path) -> None:
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     scenario = write_scenario(tmp_path / "s.json", {"text": "hi"})
+    (tmp_path / "ws").mkdir()
     ioh(
         "exec",
         "hi",
         "--workspace",
-        str(tmp_path),
+        str(tmp_path / "ws"),  # not around the store: that is refused
         "--scenario",
         str(scenario),
         "--store",

@@ -1,0 +1,25 @@
+"""Where the configuration files are: one for the user, one for each project."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+CONFIG_NAME = "config.toml"
+PROJECT_DIR = ".ioh-tui"
+
+
+def user_dir() -> Path:
+    """`$XDG_CONFIG_HOME/ioh-tui`, else `~/.config/ioh-tui`."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "ioh-tui"
+
+
+def user_file() -> Path:
+    """The user's configuration file (it need not exist)."""
+    return user_dir() / CONFIG_NAME
+
+
+def project_file(workspace: Path) -> Path:
+    """`<workspace>/.ioh-tui/config.toml` (it need not exist)."""
+    return workspace / PROJECT_DIR / CONFIG_NAME
