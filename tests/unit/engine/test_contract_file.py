@@ -116,7 +116,7 @@ def test_bad_gate_caps_are_refused(value: str, tmp_path: Path) -> None:
 def test_nan_budgets_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text('goal = "g"\n[budgets]\ntime_budget_s = nan\n')
-    with pytest.raises(ConfigError, match=r"budgets\.time_budget_s must be a number"):
+    with pytest.raises(ConfigError, match=r"budgets\.time_budget_s must be a finite number"):
         load_contract_file(path)
 
 
