@@ -5,6 +5,7 @@ So before each command the workspace is walked once and the sandbox (bubblewrap,
 gets a `Guard`:
 
 - every file a deny rule forbids reading (the built-in secrets among them) is masked;
+- every file a `write deny` rule names (a gate's own test files) is read-only;
 - every file or directory the host runs (`policy.builtin.HOST_EXECUTED`: `.git/config`,
   `.git/hooks`, `.envrc`, editor tasks, ...) is read-only unless a rule names it exactly (for a
   directory, `write allow DIR/*`), and the directories above it are pinned.
@@ -89,6 +90,12 @@ class _Walk:
             for rule in layer.rules
             if rule.act is Act.READ and rule.effect is Effect.DENY
         )
+        self._write_denies = _Any(
+            rule.pattern
+            for layer in policy.layers
+            for rule in layer.rules
+            if rule.act is Act.WRITE and rule.effect is Effect.DENY
+        )
         self.masked: list[str] = []
         self.readonly: list[str] = []
         self.protected: list[str] = []
@@ -145,16 +152,27 @@ class _Walk:
         probe = f"{rel}/x" if directory else rel
         runs = _HOST_RUN.maybe(probe) and host_executed(probe) is not None
         denied = not directory and self._denies.maybe(rel)
-        if not runs and not denied:
+        kept = (
+            not directory
+            and self._write_denies.maybe(rel)
+            and _named_deny(self.policy, Act.WRITE, rel)
+        )
+        if not runs and not denied and not kept:
             return False
         if runs and self.policy.check(Act.WRITE, named) is Effect.ALLOW:
             return True
-        verdict = self.policy.explain(Act.READ, rel)
         # Only what a rule names: a default deny of reads (with allow rules) would mask the tree.
-        if denied and verdict.effect is Effect.DENY and verdict.rule is not None:
+        if denied and _named_deny(self.policy, Act.READ, rel):
             self.masked.append(rel)
-        elif runs:
+        elif runs or kept:
+            # A file a `write deny` rule names (a gate's own tests) is read-only for commands
+            # too, and its directories are pinned so it cannot be renamed out of the way.
             self.readonly.append(rel)
-        if runs:
+        if runs or kept:
             self.protected.append(rel)
         return runs
+
+
+def _named_deny(policy: Policy, act: Act, rel: str) -> bool:
+    verdict = policy.explain(act, rel)
+    return verdict.effect is Effect.DENY and verdict.rule is not None

@@ -121,3 +121,25 @@ def test_the_guard_names_denied_files_and_host_run_paths(tmp_path: Path) -> None
         str(real / rel) for rel in (".git", ".vscode", "sub", "sub/.git")
     )
     assert policy_guard(Policy.permissive(), root).readonly == ()
+
+
+@pytest.mark.parametrize("rung", MOUNTING)
+async def test_a_gates_own_tests_kept_by_a_write_deny_are_read_only_for_commands(
+    tmp_path: Path, rung: str
+) -> None:
+    root = project(tmp_path)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text("assert True\n")
+    policy = Policy.default().allow_exec("*").deny_write("tests/*")
+    _, told = await exec_as_approved(
+        tmp_path,
+        rung,
+        policy,
+        ["sh", "-c", "echo 'pass' > tests/test_calc.py"],
+        ["sh", "-c", "mv tests tests-old && mkdir tests && echo pass > tests/test_calc.py"],
+        ["sh", "-c", "cat tests/test_calc.py; echo kept > notes.txt"],
+    )
+    assert (root / "tests" / "test_calc.py").read_text() == "assert True\n"
+    assert not (root / "tests-old").exists()
+    assert "assert True" in told  # still readable: the gate runs it
+    assert (root / "notes.txt").read_text() == "kept\n"
