@@ -160,6 +160,7 @@ def _app(args: argparse.Namespace) -> int:
         build_policy,
         build_provider,
         build_sandbox,
+        driver_options,
         resume_provider,
         store_path,
         stored_provider,
@@ -181,7 +182,8 @@ def _app(args: argparse.Namespace) -> int:
         provider = build_provider(args, contract.max_retries)
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
-        run = AppRun(NewRun(contract, build_containment(args)), provider, policy, sandbox)
+        new = NewRun(contract, build_containment(args), driver_options(args))
+        run = AppRun(new, provider, policy, sandbox)
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     if args.command == "resume":
         decision = None

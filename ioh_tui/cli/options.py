@@ -476,8 +476,8 @@ def driver_options(args: argparse.Namespace) -> dict[str, str]:
     config = effective_config(args)
     kept = {
         "provider": args.provider or config.given("provider.name"),
-        "model": args.model or _from_file(config, "provider.model"),
-        "base_url": args.base_url or _from_file(config, "provider.base_url"),
+        "model": args.model or _chosen(config, "provider.model"),
+        "base_url": args.base_url or _chosen(config, "provider.base_url"),
         "api_key_env": config.given("provider.api_key_env"),
         "fallback": config.given("provider.fallback"),
         "pricing": config.given("pricing.file"),
@@ -487,10 +487,10 @@ def driver_options(args: argparse.Namespace) -> dict[str, str]:
     return {k: v for k, v in kept.items() if v}
 
 
-def _from_file(config: Config, path: str) -> Any:
-    """A value a file or profile chose (one from a variable is read again on resume, as before)."""
+def _chosen(config: Config, path: str) -> Any:
+    """A value a file, a profile or a variable chose (kept: only keys are read again on resume)."""
     value = config.values[path]
-    return None if value.source == "default" or value.source.startswith("env ") else value.value
+    return None if value.source == "default" else value.value
 
 
 def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> argparse.Namespace:

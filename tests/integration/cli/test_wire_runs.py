@@ -92,3 +92,41 @@ def test_exec_completes_a_run_over_the_real_wire(
     assert (
         "sk-ant-test" not in trace and (tmp_path / "s.db").read_bytes().find(b"sk-ant-test") == -1
     )
+
+
+def test_resume_needs_no_provider_options_even_when_the_model_came_from_the_environment(
+    served: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+    wire, url = served
+    if wire != "openai":
+        pytest.skip("one wire shows it")
+    store = str(tmp_path / "s.db")
+    base = {"PATH": "/usr/bin:/bin", "OPENAI_API_KEY": "sk-test-not-a-real-key-123456"}
+    first = subprocess.run(
+        [
+            *(sys.executable, "-m", "ioh_tui", "exec", "make add add"),
+            *("--workspace", str(project), "--provider", "openai", "--base-url", url),
+            *("--verify-cmd", f"{sys.executable} check_calc.py", "--on-approval", "defer"),
+            *("--store", store, "--sandbox", "floor"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, "OPENAI_MODEL": "fake-model-from-env"},
+    )
+    assert first.returncode == 4, first.stderr  # paused on the write, the run is live
+    # A new shell: the key is there, the model variable and every provider option are not.
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "ioh_tui", "resume", "1", "--headless", "--decide"),
+            *("approve", "--store", store, "--sandbox", "floor", "--json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=base,
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["model"] == "fake-model-from-env"
+    assert events[-1]["outcome"] == "success"
