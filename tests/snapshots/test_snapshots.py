@@ -13,6 +13,7 @@ from textual.widgets import Input, TextArea
 from ioh_tui.services import ProcessSample
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.widgets import processes
 from ioh_tui.tui.widgets.file_changes import FileChanges
 from ioh_tui.tui.widgets.processes import Processes
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -140,17 +141,20 @@ class TestWorkspacePanes:
         assert snap_compare(fixing_app(tmp_path), terminal_size=SIZE, run_before=changes_open)
 
     def test_processes_of_a_running_command(
-        self, snap_compare: SnapCompare, tmp_path: Path
+        self, snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """You should see, under the running `python3 -B slow_tests.py`, the drawer titled
         `processes · 2`: a table (pid, cpu, mem, age, command) with 4242 at 97% and 48.5M, age
         1:15, `python3 -B slow_tests.py` (the program by name, not path), and 4250 `sh -c sleep
         60`."""
 
+        # Fixed from the first sample: a real one (its command lines hold this checkout's path)
+        # would widen the command column for good, and the picture would depend on where it ran.
+        monkeypatch.setattr(processes, "sample_processes", lambda *_, **__: list(FIXED_PROCESSES))
+
         async def processes_open(pilot: Pilot[Any]) -> None:
             await command_running(pilot)
             pane = pilot.app.screen.query_one(Processes)
-            pane.sampler = lambda: list(FIXED_PROCESSES)
             await pilot.press("p")
             await until(pilot, lambda: pane.samples == FIXED_PROCESSES)
             await pilot.pause()

@@ -116,6 +116,9 @@ class Transcript(VerticalScroll):
         self.inline = False
         for block in [*self.children, *self._waiting]:
             block.display = self._shows(block)
+        # What stays may be short: anchored, it would sit at the bottom under blank lines.
+        self.anchor(False)
+        self.call_after_refresh(self._follow)
         await self.note(
             f"More than {INLINE_AGENTS} sub-agents: this view keeps the root's steps;"
             " select an agent in the tree to read its own"
