@@ -8,6 +8,8 @@ A workspace's file is the project's, not the operator's: the policy still decide
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +17,8 @@ NAMES = ("AGENTS.md", "CLAUDE.md")
 """Looked for in this order; the first that is a readable file wins."""
 MAX_CHARS = 16_000
 """About 4,000 tokens: room for a real project's file, not for a dump that crowds the window."""
+_READ_BYTES = 1 << 20
+"""Read at most this much: the cap's characters, and a count of what was cut beyond them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +30,7 @@ class Instructions:
     text: str
     """Its text, cut to `MAX_CHARS`."""
     cut: int
-    """Characters left out by the cap (0: the whole file)."""
+    """Characters left out by the cap (0: the whole file; counted within the first MiB read)."""
 
     def block(self) -> str:
         """The pinned message."""
@@ -39,15 +43,27 @@ class Instructions:
 def find_instructions(root: Path) -> Instructions | None:
     """The workspace's instructions file, if it has one (an unreadable one counts as none)."""
     for name in NAMES:
-        path = root / name
-        if path.is_symlink() or not path.is_file():
-            continue  # a link could point anywhere on the host: the project's file is its own
-        try:
-            raw = path.read_bytes()
-        except OSError:
+        raw = _read_bounded(root / name)
+        if raw is None:
             continue
         text = raw.decode("utf-8", errors="replace").replace("\x00", "").strip()
         if not text:
             continue
         return Instructions(name, text[:MAX_CHARS], max(0, len(text) - MAX_CHARS))
     return None
+
+
+def _read_bounded(path: Path) -> bytes | None:
+    """The file's first bytes (enough for `MAX_CHARS` and the count of the rest), opened once.
+
+    `O_NOFOLLOW`: a link could point anywhere on the host, and checking then reading would let it
+    be swapped in between. A file of gigabytes is not read whole for a 16,000-character cap.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read(_READ_BYTES)
