@@ -1,4 +1,9 @@
-"""Run options (interface.md §1) and how they become a contract, a provider, a policy, a sandbox."""
+"""Run options (interface.md §1) and how they become a contract, a provider, a policy, a sandbox.
+
+Over 400 lines because every option's parsing and its effective value (flag, configuration,
+stored run) meet here; the next split is the provider building (`build_provider`,
+`driver_options`, `resume_provider`) into a module of its own.
+"""
 
 from __future__ import annotations
 

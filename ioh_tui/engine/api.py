@@ -4,6 +4,9 @@
 each is a thin wrapper over `start`. A new run is recorded and driven from step 1; a stored run is
 read back (`session.py`) and driven from its next step, after settling a pending decision
 (`loop.resume_step`) or the checks a crash cut (`loop.drive(recheck=True)`).
+
+Just over 400 lines: the entry and the resume path (lease, stored policy stacking, a paused
+tree) read best together; the resume path is the part to move out next.
 """
 
 from __future__ import annotations

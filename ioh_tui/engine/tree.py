@@ -11,6 +11,9 @@
 A child runs the same loop over the same workspace and store, with its parent's effective policy
 contained (it can only narrow), the same approver (requests name the agent), and its own run row.
 Its report returns as the spawn call's result (`wait`), or at one of the parent's later steps.
+
+Over 400 lines: spawning, admission against the caps, adoption on resume and pausing on a
+child's decision share the spawner's state; admission is the part to move out next.
 """
 
 from __future__ import annotations

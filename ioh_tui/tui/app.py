@@ -4,6 +4,9 @@ The run itself is a `RunSupervisor`'s (`supervisor.py`: the engine's task, its s
 raised budgets, its result), hosted here in a worker; the terminal's bell, title and notifications
 are `TerminalSignals`' (`notify.py`). Screens never call the app: their intents arrive as messages
 (`messages.py`), handled below; what they need to know goes down through their constructors.
+
+Just over 400 lines: the app-wide actions and message handlers; navigation (home, browse,
+queue) is the part to move out next.
 """
 
 from __future__ import annotations
