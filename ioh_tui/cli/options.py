@@ -101,6 +101,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         help="the model's context window (default: the shipped table's, by model name)",
     )
     p.add_argument("--policy", help="a TOML policy stacked over the default tiers")
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="use the project file's policy, hooks and MCP servers without asking first"
+        " (exec leaves them out otherwise; the app shows them once)",
+    )
     p.add_argument("--store", default=argparse.SUPPRESS, help="the SQLite store")
     p.add_argument(
         "--sandbox",

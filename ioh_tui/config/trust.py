@@ -1,0 +1,109 @@
+"""Which parts of a project's own files the user has agreed to use.
+
+A repository can carry `.ioh-tui/config.toml`: a `[policy]` that widens what the agent may do,
+hooks (commands run at every tool call) and MCP servers (commands started with the run). A cloned
+repository can be hostile, so none of these is used before the user has seen it once and agreed.
+
+The agreement is kept in the user's data directory, never in the project (whose author could
+pre-agree for the user), keyed by the workspace's real path, the kind of section and a digest of
+exactly what was shown: a section that changes afterwards is shown again.
+
+Callers: the app shows an untrusted section and records the answer; `exec` (no one to ask) leaves
+untrusted sections out with one line on stderr unless `--trust-project` was given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.paths import data_dir
+
+TRUST_FILE = "trusted-projects.json"
+_VERSION = 1
+
+
+def digest(body: Any) -> str:
+    """A stable digest of a section as parsed from TOML (key order does not matter)."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class TrustBook:
+    """The user's record of agreed project sections (`<data dir>/trusted-projects.json`)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        """Use `path`, else the data directory's file (read every time: others write it)."""
+        self.path = path if path is not None else data_dir() / TRUST_FILE
+
+    def trusted(self, workspace: Path, kind: str, body: Any) -> bool:
+        """Whether the user agreed to exactly `body` as the workspace's `kind` section.
+
+        `kind` names the section: `policy`, `hooks`, `mcp:NAME` (one per server).
+        """
+        entry = self._read().get(_key(workspace), {})
+        return bool(entry.get(kind) == digest(body))
+
+    def trust(self, workspace: Path, kind: str, body: Any) -> None:
+        """Record the user's agreement to `body` (replacing an older agreement of that kind)."""
+        with self._locked():
+            projects = self._read()
+            projects.setdefault(_key(workspace), {})[kind] = digest(body)
+            self._write(projects)
+
+    def untrusted(self, workspace: Path, sections: Mapping[str, Any]) -> list[str]:
+        """The kinds among `sections` (kind -> body) not yet agreed to, in the given order."""
+        projects = self._read().get(_key(workspace), {})
+        return [kind for kind, body in sections.items() if projects.get(kind) != digest(body)]
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{self.path}: not a readable trust file ({exc})") from None
+        projects = raw.get("projects") if isinstance(raw, dict) else None
+        if not isinstance(projects, dict):
+            raise ConfigError(f"{self.path}: not a trust file (no 'projects' table)")
+        return {
+            str(ws): {str(k): str(v) for k, v in kinds.items()}
+            for ws, kinds in projects.items()
+            if isinstance(kinds, dict)
+        }
+
+    def _write(self, projects: dict[str, dict[str, str]]) -> None:
+        # Written whole to a sibling and renamed: a reader never sees half a file.
+        text = json.dumps({"version": _VERSION, "projects": projects}, indent=1, sort_keys=True)
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+        os.replace(tmp, self.path)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        # Two processes agreeing at once must not lose one another's entry.
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(
+                self.path.with_name(f".{self.path.name}.lock"), os.O_CREAT | os.O_RDWR, 0o600
+            )
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot record the agreement ({exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+
+def _key(workspace: Path) -> str:
+    return os.path.realpath(workspace)

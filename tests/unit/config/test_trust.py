@@ -1,0 +1,67 @@
+"""The user's agreement to a project's own sections is kept outside the project, by digest."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ioh_tui.config.trust import TrustBook, digest
+from ioh_tui.core.errors import ConfigError
+
+HOOKS = {"pre_tool": [{"match": "exec", "command": ["./check"], "timeout_s": 5}]}
+
+
+def test_a_section_is_untrusted_until_agreed(tmp_path: Path) -> None:
+    book = TrustBook(tmp_path / "trust.json")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    assert not book.trusted(ws, "hooks", HOOKS)
+    book.trust(ws, "hooks", HOOKS)
+    assert book.trusted(ws, "hooks", HOOKS)
+    assert not book.trusted(ws, "policy", HOOKS)  # another kind is asked separately
+    assert oct(os.stat(tmp_path / "trust.json").st_mode & 0o777) == "0o600"
+
+
+def test_a_changed_section_is_shown_again(tmp_path: Path) -> None:
+    book = TrustBook(tmp_path / "trust.json")
+    book.trust(tmp_path, "hooks", HOOKS)
+    changed = {"pre_tool": [{"match": "exec", "command": ["./evil"], "timeout_s": 5}]}
+    assert not book.trusted(tmp_path, "hooks", changed)
+    assert book.untrusted(tmp_path, {"hooks": changed, "mcp:fs": {"command": "x"}}) == [
+        "hooks",
+        "mcp:fs",
+    ]
+
+
+def test_the_same_project_by_another_path_is_the_same_project(tmp_path: Path) -> None:
+    book = TrustBook(tmp_path / "trust.json")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "ws")
+    book.trust(tmp_path / "link", "policy", {"defaults": {"exec": "allow"}})
+    assert book.trusted(tmp_path / "ws", "policy", {"defaults": {"exec": "allow"}})
+
+
+def test_key_order_does_not_matter() -> None:
+    assert digest({"a": 1, "b": [1, 2]}) == digest({"b": [1, 2], "a": 1})
+    assert digest({"a": 1}) != digest({"a": 2})
+
+
+def test_a_bad_trust_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "trust.json"
+    path.write_text("{not json")
+    with pytest.raises(ConfigError) as caught:
+        TrustBook(path).trusted(tmp_path, "hooks", HOOKS)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+    path.write_text(json.dumps([1, 2]))
+    with pytest.raises(ConfigError):
+        TrustBook(path).trusted(tmp_path, "hooks", HOOKS)
+
+
+def test_the_default_file_is_in_the_data_directory(tmp_path: Path) -> None:
+    book = TrustBook()
+    book.trust(tmp_path, "hooks", HOOKS)
+    assert book.path.parent == Path(os.environ["IOH_TUI_HOME"])
+    assert TrustBook().trusted(tmp_path, "hooks", HOOKS)
