@@ -19,10 +19,12 @@ import fcntl
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ioh_tui.config.merge import Config
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.paths import data_dir
 
@@ -103,6 +105,58 @@ class TrustBook:
             yield
         finally:
             os.close(fd)
+
+
+def project_sections(config: Config) -> dict[str, Any]:
+    """The project file's sections that need the user's agreement, kind -> body.
+
+    Kinds: `policy` (its `[policy]` table), `hooks` (all its hooks), `mcp:NAME` (each server).
+    """
+    sections: dict[str, Any] = {}
+    for layer in config.layers:
+        if layer.scope != "project":
+            continue
+        if layer.policy is not None:
+            sections["policy"] = layer.policy
+        if layer.hooks:
+            sections["hooks"] = layer.hooks
+        for name, server in layer.mcp.get("servers", {}).items():
+            sections[f"mcp:{name}"] = server
+    return sections
+
+
+def keep_trusted(
+    config: Config, workspace: Path, book: TrustBook, *, agreed: Iterable[str] = ()
+) -> tuple[Config, list[str]]:
+    """`config` without the project sections the user has not agreed to, and those left out.
+
+    Args:
+        config: the effective configuration.
+        workspace: the project.
+        book: the user's record of agreements.
+        agreed: kinds to keep though unrecorded (`--trust-project` passes every kind).
+    """
+    sections = project_sections(config)
+    keep = set(agreed)
+    out = [kind for kind in book.untrusted(workspace, sections) if kind not in keep]
+    if not out:
+        return config, []
+    layers = []
+    for layer in config.layers:
+        if layer.scope == "project":
+            servers = {
+                name: server
+                for name, server in layer.mcp.get("servers", {}).items()
+                if f"mcp:{name}" not in out
+            }
+            layer = replace(
+                layer,
+                policy=None if "policy" in out else layer.policy,
+                hooks={} if "hooks" in out else layer.hooks,
+                mcp={**layer.mcp, "servers": servers} if layer.mcp else layer.mcp,
+            )
+        layers.append(layer)
+    return replace(config, layers=tuple(layers)), out
 
 
 def _key(workspace: Path) -> str:

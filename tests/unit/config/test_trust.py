@@ -65,3 +65,25 @@ def test_the_default_file_is_in_the_data_directory(tmp_path: Path) -> None:
     book.trust(tmp_path, "hooks", HOOKS)
     assert book.path.parent == Path(os.environ["IOH_TUI_HOME"])
     assert TrustBook().trusted(tmp_path, "hooks", HOOKS)
+
+
+def test_untrusted_project_sections_are_left_out(tmp_path: Path) -> None:
+    from ioh_tui.config import load_config
+    from ioh_tui.config.trust import keep_trusted, project_sections
+
+    ws = tmp_path / "ws"
+    (ws / ".ioh-tui").mkdir(parents=True)
+    (ws / ".ioh-tui" / "config.toml").write_text(
+        '[mcp.servers.fs]\ncommand = "fs-server"\n\n[mcp.servers.db]\ncommand = "db-server"\n\n'
+        '[[hooks.pre_tool]]\nmatch = "exec"\ncommand = ["./check"]\n'
+    )
+    config = load_config(workspace=ws)
+    sections = project_sections(config)
+    assert sorted(sections) == ["hooks", "mcp:db", "mcp:fs"]
+    book = TrustBook(tmp_path / "trust.json")
+    book.trust(ws, "mcp:fs", sections["mcp:fs"])
+    kept, out = keep_trusted(config, ws, book)
+    assert out == ["hooks", "mcp:db"]
+    assert list(kept.mcp_servers()) == ["fs"] and kept.hooks() == {}
+    everything, none_out = keep_trusted(config, ws, book, agreed=sections)
+    assert none_out == [] and sorted(everything.mcp_servers()) == ["db", "fs"]
