@@ -324,8 +324,10 @@ class RunScreen(Screen[None]):
             self._offer_budget()
         elif isinstance(event, ev.TreeStatus) and self.totals.tree_ceiling is not None:
             self._offer_budget()  # the tree's ceiling
-        if not root or isinstance(event, ev.TreeStatus):
+        if (not root or isinstance(event, ev.TreeStatus)) and not self.has_class("-tree"):
             self.add_class("-tree")
+            # The tree's header counts every agent's tokens: this meter says it is the root's.
+            self.query_one("#meter-tokens", Meter).relabel("tokens · root agent")
         if self.has_class("-tree") or root:
             self.agent_tree.apply(event)
         agent = None if root else event.agent_id
