@@ -22,6 +22,11 @@ EXEC = ApprovalRequest(
 )
 
 
+def mode(modal: ApprovalModal) -> str:
+    """The open form, read afresh (a key press changes it)."""
+    return modal.mode
+
+
 def modal_of(app: ApprovalApp) -> ApprovalModal:
     screen = app.screen
     assert isinstance(screen, ApprovalModal)
@@ -112,10 +117,23 @@ async def test_v_switches_to_a_split_view(tmp_path: Path) -> None:
     assert app.decision == Decision.approve()
 
 
-async def test_esc_on_the_choices_asks_the_app_to_stop(tmp_path: Path) -> None:
+async def test_esc_never_stops_the_run_it_opens_the_deny_reason_and_goes_back(
+    tmp_path: Path,
+) -> None:
+    # As in Claude Code and Codex: escape is "no, and tell it why", never "throw the run away".
     app = ApprovalApp(EXEC, remember_file=tmp_path / "p.toml")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
+        modal = modal_of(app)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.stopped and app.decision is None
+        assert not app.stopped and app.screen is modal
+        assert mode(modal) == "deny" and app.focused is modal.query_one("#deny-reason")
+        await pilot.press("escape")  # the open sub-view closes: back to the choices
+        assert mode(modal) == "choices" and not app.stopped
+        await pilot.press("e", "escape")  # the same from the rewrite form
+        assert mode(modal) == "choices" and app.screen is modal
+        await pilot.press("escape", *"use -x", "enter")
+        await pilot.pause()
+    assert not app.stopped
+    assert app.decision == Decision.deny("use -x")

@@ -28,7 +28,9 @@ Mode = Literal["choices", "rewrite", "remember", "deny"]
 SPLIT_FROM = 140
 """Terminal width from which a diff opens side by side."""
 
-ANSWERS = "y approve · e rewrite · a remember… · n deny… · d defer · v split/unified · esc stop run"
+ANSWERS = (
+    "y approve · e rewrite · a remember… · n deny… (esc) · d defer · v split · ctrl+c stop run"
+)
 """All five answers, written on the modal itself."""
 
 
@@ -54,8 +56,8 @@ class ApprovalModal(ModalScreen[Decision]):
         Binding(
             "escape",
             "back",
-            "Back / stop run",
-            tooltip="Leave the form; on the choices, stop the run",
+            "Back / deny…",
+            tooltip="Leave the form; on the choices, open the deny reason (never stops the run)",
         ),
         # A modal screen hides the app's bindings (priority ones aside), so help is repeated here.
         Binding("f1,question_mark", "app.help", "Help", show=False),
@@ -193,11 +195,11 @@ class ApprovalModal(ModalScreen[Decision]):
         self.refresh_bindings()
 
     async def action_back(self) -> None:
-        """esc: leave a form; on the choices, stop the run (the app's stop)."""
-        if self.mode != "choices":
-            self.action_mode("choices")
-            return
-        await self.app.run_action("stop_run")
+        """esc: leave a form; on the choices, focus the deny reason ("no, and tell it why").
+
+        As in Claude Code and Codex, escape never throws the run away; ctrl+c stops it.
+        """
+        self.action_mode("choices" if self.mode != "choices" else "deny")
 
     def action_submit(self) -> None:
         """ctrl+s: approve the rewrite, or save the rule."""

@@ -38,6 +38,7 @@ from ioh_tui.tui.messages import (
     StopRequested,
 )
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
+from ioh_tui.tui.screens.confirm_stop import ConfirmStopModal
 from ioh_tui.tui.screens.desk import DecisionDesk
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.summary import SummaryModal
@@ -81,7 +82,10 @@ class RunScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"
+            "escape",
+            "confirm_stop",
+            "Stop run…",
+            tooltip="Stop the run (asks first; the outcome is cancelled)",
         ),
         Binding(
             "escape",
@@ -567,10 +571,21 @@ class RunScreen(Screen[None]):
             self.refresh_bindings()  # c now has a summary to open
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The summary key is offered once the agent shown has a compaction."""
+        """Stop is offered while the run goes; the summary once the agent shown has one."""
+        if action == "confirm_stop":
+            return self.run.running
         if action == "summary":
             return self.shown_agent in self.compactions
         return True
+
+    def action_confirm_stop(self) -> None:
+        """esc: ask before stopping the run; one stray key never throws a run away."""
+
+        def answered(stop: bool | None) -> None:
+            if stop and self.run.running:
+                self._tell_app(StopRequested())
+
+        self.app.push_screen(ConfirmStopModal(), callback=answered)
 
     def action_summary(self) -> None:
         """c: the latest compaction's summary, of the agent shown."""
