@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TextArea
 
 from ioh_tui.core.acts import Act
@@ -137,3 +138,33 @@ async def test_esc_never_stops_the_run_it_opens_the_deny_reason_and_goes_back(
         await pilot.pause()
     assert not app.stopped
     assert app.decision == Decision.deny("use -x")
+
+
+@pytest.mark.parametrize("size", [(79, 23), (50, 12), (40, 8)])
+async def test_a_small_terminal_says_it_cannot_show_the_action_and_keeps_the_keys(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    preview = "--- a/c.py\n+++ b/c.py\n@@ -1,1 +1,1 @@\n-a - b\n+a + b\n"
+    request = ApprovalRequest(act=Act.WRITE, target="c.py", content="a + b\n", preview=preview)
+    app = ApprovalApp(request, remember_file=tmp_path / "p.toml")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        modal = modal_of(app)
+        notice = str(modal.query_one("#ask-notice", Static).render())
+        assert "terminal too small to show the action in full" in notice
+        assert "shown in full" not in notice.replace("show the action in full", "")
+        choices = modal.query_one("#choices", Static)
+        # The answers are on screen, whole: inside the terminal and not cut short.
+        region = choices.region
+        assert region.height > 0 and region.bottom <= size[1], region
+        lines = choices.render_lines(choices.region.reset_offset)
+        assert "ctrl+c stop run" in " ".join(" ".join(line.text for line in lines).split())
+        await pilot.press("a")  # remember waits for a terminal that shows the action
+        assert mode(modal) == "choices"
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        notice = str(modal.query_one("#ask-notice", Static).render())
+        assert notice == "shown in full"
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decision == Decision.approve()
