@@ -10,7 +10,7 @@ from textual.message import Message
 
 from ioh_tui.engine import NewRun, TaskContract
 from ioh_tui.policy import Policy
-from ioh_tui.sandbox import select
+from ioh_tui.sandbox import probe, select
 from ioh_tui.store import Store
 from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
@@ -20,6 +20,7 @@ from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
+from ioh_tui.tui.widgets.rung_warning import RungWarning
 from tests.tui.harness import (
     FIX_CALC,
     READ_CALC,
@@ -232,3 +233,32 @@ async def test_the_none_sandbox_is_shown_loudly(tmp_path: Path) -> None:
         assert screen.has_class("-unsandboxed")
         assert screen.status.facts[0] == "UNSANDBOXED"
         assert "unconfined" in str(screen.query_one("#run-facts").render())
+
+
+@pytest.mark.parametrize("rung", ["floor", "none", "bwrap"])
+async def test_a_rung_that_contains_nothing_is_warned_across_the_top(
+    tmp_path: Path, rung: str
+) -> None:
+    # The same meaning as the WARNING `ioh-tui exec` prints for the floor and none.
+    if rung not in probe():
+        pytest.skip(f"{rung} is not available here")
+    project = calc_project(tmp_path / "project")
+    run = AppRun(
+        NewRun(TaskContract.workspace("look", project)),
+        scripted({"text": "Nothing to do."}),
+        sandbox=select(rung),
+    )
+    app = make_app(tmp_path / "store.db", run, clock=fixed_clock)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finished(pilot)
+        warning = run_screen(app).query_one(RungWarning)
+        text = " ".join(str(warning.render()).split())
+        shown = warning.display and warning.region.height > 0 and warning.region.y == 0
+    if rung == "bwrap":
+        assert not shown and text == ""
+        return
+    assert shown, "the warning is the first line of the run view"
+    backend = "portable-floor" if rung == "floor" else "none"
+    assert text.startswith(f"WARNING: sandbox {backend} contains nothing: commands")
+    for reach in ("the store", "its key", "your files", "the network"):
+        assert reach in text, reach

@@ -53,6 +53,7 @@ from ioh_tui.tui.widgets.key_bar import KeyBar
 from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.notes import Notes
 from ioh_tui.tui.widgets.processes import Processes
+from ioh_tui.tui.widgets.rung_warning import RungWarning
 from ioh_tui.tui.widgets.status_line import StatusLine
 from ioh_tui.tui.widgets.transcript import Transcript
 
@@ -166,7 +167,8 @@ class RunScreen(Screen[None]):
         self._frame_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        """Transcript beside the side panel, then the status line and the keys."""
+        """A weak sandbox's warning, transcript beside the side panel, status line, keys."""
+        yield RungWarning(id="rung-warning")
         with Horizontal(id="body"):
             yield Transcript(id="transcript")
             yield AgentTree(id="agent-tree")
@@ -248,6 +250,8 @@ class RunScreen(Screen[None]):
         lines.append(f"sandbox: {UNCONFINED if unconfined else sandbox or '…'}")
         lines.append(f"workspace: {self._run_context.root.name}")
         self.query_one("#run-facts", Static).update("\n".join(lines))
+        if sandbox:
+            self.query_one(RungWarning).show(sandbox)
         facts = [self._run_context.label]
         if sandbox:
             facts.append(f"sandbox {sandbox}")
