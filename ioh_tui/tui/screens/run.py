@@ -510,6 +510,10 @@ class RunScreen(Screen[None]):
     def _budget(self, budget: Budget, answer: BudgetAnswer | None) -> None:
         self.budget_offer = None
         if answer is None or answer.choice == "finish":
+            # The engine holds its next model call for this answer (a raise and a stop end the
+            # hold themselves, once the app has taken them).
+            if self.run.raises is not None:
+                self.run.raises.answer(budget.name, budget.limit)
             return
         if answer.choice == "stop":
             self._tell_app(StopRequested())
