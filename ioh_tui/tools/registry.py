@@ -9,6 +9,16 @@ from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
+from ioh_tui.tools.git import (
+    git_add,
+    git_branch,
+    git_commit,
+    git_diff,
+    git_log,
+    git_show,
+    git_status,
+    git_switch,
+)
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
 from ioh_tui.tools.workspace import Escape
@@ -138,7 +148,83 @@ NOTE_TOOL = Tool(
     note,
 )
 
-WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC, NOTE_TOOL)
+_PATH = {"path": {**_S, "description": "workspace-relative; omitted: the whole repository"}}
+GIT_TOOLS = (
+    Tool(
+        _spec("git_status", "The branch and the staged, unstaged and untracked paths.", _PATH, []),
+        git_status,
+    ),
+    Tool(
+        _spec(
+            "git_diff",
+            "The patch of unstaged changes; staged=true: of the staged ones; rev: against a "
+            "revision (or `A..B` between two).",
+            {**_PATH, "staged": {"type": "boolean"}, "rev": _S},
+            [],
+        ),
+        git_diff,
+    ),
+    Tool(
+        _spec(
+            "git_log",
+            "The latest commits (hash, date, author, subject), newest first.",
+            {**_PATH, "max_count": {**_I, "maximum": 200}},
+            [],
+        ),
+        git_log,
+    ),
+    Tool(
+        _spec("git_show", "One commit: header, message and patch.", {"rev": _S}, ["rev"]),
+        git_show,
+    ),
+    Tool(
+        _spec(
+            "git_add",
+            "Stage paths for the next commit.",
+            {"paths": {"type": "array", "items": _S, "minItems": 1}},
+            ["paths"],
+        ),
+        git_add,
+        mutating=True,
+    ),
+    Tool(
+        _spec(
+            "git_commit",
+            "Commit what is staged with a message (git hooks are not run; nothing is pushed).",
+            {"message": _S},
+            ["message"],
+        ),
+        git_commit,
+        mutating=True,
+    ),
+    Tool(
+        _spec(
+            "git_branch",
+            "List the branches, or create one named `name` at HEAD (without switching to it).",
+            {"name": _S, "list": {"type": "boolean"}},
+            [],
+        ),
+        git_branch,
+        mutating=True,
+    ),
+    Tool(
+        _spec("git_switch", "Switch the work tree to a branch.", {"name": _S}, ["name"]),
+        git_switch,
+        mutating=True,
+    ),
+)
+
+WORKSPACE_TOOLS = (
+    READ_FILE,
+    WRITE_FILE,
+    EDIT_FILE,
+    GREP,
+    FIND,
+    LIST_DIR,
+    EXEC,
+    NOTE_TOOL,
+    *GIT_TOOLS,
+)
 SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
 
