@@ -18,7 +18,7 @@ from ioh_tui.core.acts import Act
 from ioh_tui.policy import Policy
 from ioh_tui.sandbox.bwrap import BwrapSandbox
 from ioh_tui.tools import WORKSPACE_TOOLS, ToolContext, ToolSet
-from ioh_tui.tools.base import ToolResult
+from ioh_tui.tools.base import Permit, ToolResult
 from tests.unit.tools.context import PolicyDecider, context
 
 pytestmark = pytest.mark.skipif(
@@ -210,3 +210,17 @@ async def test_a_push_cannot_reach_the_network(repo: Path) -> None:
         assert not pushed.ok, pushed.output
         with pytest.raises(TimeoutError):
             server.accept()  # the push never reached the host's loopback
+
+
+async def test_a_rewritten_message_is_the_one_committed(repo: Path) -> None:
+    (repo / "calc.py").write_text("x = 4\n")
+    ctx = ctx_on(repo, Policy.permissive())
+    await call(ctx, "git_add", paths=["calc.py"])
+
+    async def rewrite(act: Act, target: str, **kw: object) -> Permit:
+        return Permit(target, "Rewritten by a person" if target == ".git" else None, "rewritten")
+
+    ctx.decide = rewrite
+    committed = await call(ctx, "git_commit", message="as the model wrote it")
+    assert committed.ok and "rewritten" in committed.output
+    assert sh(repo, "log", "-1", "--format=%s").strip() == "Rewritten by a person"
