@@ -22,8 +22,8 @@ from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.toolchain import detect
-from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, Tool, ToolSet, Workspace
-from ioh_tui.tools.registry import TREE_TOOLS
+from ioh_tui.tools import ToolSet, Workspace
+from ioh_tui.tools.registry import offered
 
 
 def root_deps(
@@ -41,9 +41,7 @@ def root_deps(
     tree: bool,
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
-    tools: tuple[Tool, ...] = TREE_TOOLS
-    if not tree:
-        tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
+    tools = offered(contract.mode, tree=tree, root=contract.root)
     # Detected once per drive; single-file mode has no exec and no other files, so no project.
     found = detect(contract.root) if contract.mode == "workspace" else None
     return Deps(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from ioh_tui.core.transcript import ToolSpec
@@ -223,10 +224,25 @@ WORKSPACE_TOOLS = (
     LIST_DIR,
     EXEC,
     NOTE_TOOL,
-    *GIT_TOOLS,
 )
 SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
+
+
+def offered(mode: str, *, tree: bool, root: Path) -> tuple[Tool, ...]:
+    """The tools a run offers the model.
+
+    The git tools only where the workspace root is a repository's top level (`.git` there: a
+    directory, or a file for a linked worktree): every spec is sent with every request, and
+    eight tools that can only answer "not a repository" would cost tokens at each step.
+    Decided when a drive starts: a repository made mid-run offers them from the next resume.
+    """
+    if mode == "single_file":
+        return SINGLE_FILE_TOOLS
+    tools = TREE_TOOLS if tree else WORKSPACE_TOOLS
+    if (root / ".git").exists():
+        tools = (*tools, *GIT_TOOLS)
+    return tools
 
 
 class ToolSet:

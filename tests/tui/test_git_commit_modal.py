@@ -10,7 +10,8 @@ from textual.widgets import TextArea
 
 from ioh_tui.core.acts import Act
 from ioh_tui.policy import ApprovalRequest, Decision
-from ioh_tui.tools import WORKSPACE_TOOLS, Refusal, ToolSet
+from ioh_tui.tools import Refusal, ToolSet
+from ioh_tui.tools.registry import GIT_TOOLS, WORKSPACE_TOOLS
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.widgets.diff_view import DiffView
 from tests.tui.apps.approval_app import ApprovalApp
@@ -34,7 +35,7 @@ async def _commit_request(root: Path) -> ApprovalRequest:
         return Refusal("[not now]")
 
     ctx.decide = decide
-    result = await ToolSet(WORKSPACE_TOOLS).dispatch(
+    result = await ToolSet((*WORKSPACE_TOOLS, *GIT_TOOLS)).dispatch(
         "git_commit", {"message": "Fix add\n\nIt subtracted."}, ctx
     )
     assert result.refused, result.output

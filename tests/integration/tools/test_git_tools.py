@@ -17,15 +17,16 @@ import pytest
 from ioh_tui.core.acts import Act
 from ioh_tui.policy import Policy
 from ioh_tui.sandbox.bwrap import BwrapSandbox
-from ioh_tui.tools import WORKSPACE_TOOLS, ToolContext, ToolSet
+from ioh_tui.tools import ToolContext, ToolSet
 from ioh_tui.tools.base import Permit, ToolResult
+from ioh_tui.tools.registry import GIT_TOOLS, WORKSPACE_TOOLS, offered
 from tests.unit.tools.context import PolicyDecider, context
 
 pytestmark = pytest.mark.skipif(
     shutil.which("bwrap") is None or shutil.which("git") is None, reason="needs bwrap and git"
 )
 
-TOOLS = ToolSet(WORKSPACE_TOOLS)
+TOOLS = ToolSet((*WORKSPACE_TOOLS, *GIT_TOOLS))
 ENV = {
     **os.environ,
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -224,3 +225,16 @@ async def test_a_rewritten_message_is_the_one_committed(repo: Path) -> None:
     committed = await call(ctx, "git_commit", message="as the model wrote it")
     assert committed.ok and "rewritten" in committed.output
     assert sh(repo, "log", "-1", "--format=%s").strip() == "Rewritten by a person"
+
+
+def test_git_tools_are_offered_only_in_a_repository(repo: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    in_repo = {t.spec.name for t in offered("workspace", tree=False, root=repo)}
+    elsewhere = {t.spec.name for t in offered("workspace", tree=True, root=plain)}
+    assert {"git_status", "git_commit", "exec"} <= in_repo
+    assert "git_status" not in elsewhere and "spawn_agent" in elsewhere
+    assert [t.spec.name for t in offered("single_file", tree=False, root=repo)] == [
+        "read_file",
+        "write_file",
+    ]
