@@ -41,7 +41,8 @@ def root_deps(
     tree: bool,
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
-    tools = offered(contract.mode, tree=tree, root=contract.root)
+    hints = f"{contract.goal}\n{contract.verification.describe()}"
+    tools = offered(contract.mode, tree=tree, root=contract.root, hints=hints)
     # Detected once per drive; single-file mode has no exec and no other files, so no project.
     found = detect(contract.root) if contract.mode == "workspace" else None
     return Deps(

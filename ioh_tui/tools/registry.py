@@ -9,37 +9,15 @@ from typing import Any
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
+from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, wants_documents
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
-from ioh_tui.tools.git import (
-    git_add,
-    git_branch,
-    git_commit,
-    git_diff,
-    git_log,
-    git_show,
-    git_status,
-    git_switch,
-)
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
+from ioh_tui.tools.specs import POSITIVE, STRING, spec
 from ioh_tui.tools.workspace import Escape
 
-
-def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
-    return ToolSpec(
-        name,
-        description,
-        {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": False,
-        },
-    )
-
-
-_S = {"type": "string"}
-_I = {"type": "integer", "minimum": 1}
+# Short names: the specs below are read as a table.
+_spec, _S, _I = spec, STRING, POSITIVE
 
 READ_FILE = Tool(
     _spec(
@@ -149,72 +127,6 @@ NOTE_TOOL = Tool(
     note,
 )
 
-_PATH = {"path": {**_S, "description": "workspace-relative; omitted: the whole repository"}}
-GIT_TOOLS = (
-    Tool(
-        _spec("git_status", "The branch and the staged, unstaged and untracked paths.", _PATH, []),
-        git_status,
-    ),
-    Tool(
-        _spec(
-            "git_diff",
-            "The patch of unstaged changes; staged=true: of the staged ones; rev: against a "
-            "revision (or `A..B` between two).",
-            {**_PATH, "staged": {"type": "boolean"}, "rev": _S},
-            [],
-        ),
-        git_diff,
-    ),
-    Tool(
-        _spec(
-            "git_log",
-            "The latest commits (hash, date, author, subject), newest first.",
-            {**_PATH, "max_count": {**_I, "maximum": 200}},
-            [],
-        ),
-        git_log,
-    ),
-    Tool(
-        _spec("git_show", "One commit: header, message and patch.", {"rev": _S}, ["rev"]),
-        git_show,
-    ),
-    Tool(
-        _spec(
-            "git_add",
-            "Stage paths for the next commit.",
-            {"paths": {"type": "array", "items": _S, "minItems": 1}},
-            ["paths"],
-        ),
-        git_add,
-        mutating=True,
-    ),
-    Tool(
-        _spec(
-            "git_commit",
-            "Commit what is staged with a message (git hooks are not run; nothing is pushed).",
-            {"message": _S},
-            ["message"],
-        ),
-        git_commit,
-        mutating=True,
-    ),
-    Tool(
-        _spec(
-            "git_branch",
-            "List the branches, or create one named `name` at HEAD (without switching to it).",
-            {"name": _S, "list": {"type": "boolean"}},
-            [],
-        ),
-        git_branch,
-        mutating=True,
-    ),
-    Tool(
-        _spec("git_switch", "Switch the work tree to a branch.", {"name": _S}, ["name"]),
-        git_switch,
-        mutating=True,
-    ),
-)
-
 WORKSPACE_TOOLS = (
     READ_FILE,
     WRITE_FILE,
@@ -229,19 +141,22 @@ SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
 
 
-def offered(mode: str, *, tree: bool, root: Path) -> tuple[Tool, ...]:
-    """The tools a run offers the model.
+def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool, ...]:
+    """The tools a run offers the model (decided when a drive starts, and again at a resume).
 
-    The git tools only where the workspace root is a repository's top level (`.git` there: a
-    directory, or a file for a linked worktree): every spec is sent with every request, and
-    eight tools that can only answer "not a repository" would cost tokens at each step.
-    Decided when a drive starts: a repository made mid-run offers them from the next resume.
+    Every spec is sent with every request, so a family comes only where it can be of use:
+    the git tools where the workspace root is a repository's top level (`.git` there: a
+    directory, or a file for a linked worktree); the document tools where the task (`hints`:
+    its goal and criterion) names a document or the workspace holds one. A document tool whose
+    libraries are missing is still offered there, and says which extra to install.
     """
     if mode == "single_file":
         return SINGLE_FILE_TOOLS
     tools = TREE_TOOLS if tree else WORKSPACE_TOOLS
     if (root / ".git").exists():
         tools = (*tools, *GIT_TOOLS)
+    if wants_documents(root, hints):
+        tools = (*tools, *DOCUMENT_TOOLS)
     return tools
 
 

@@ -11,7 +11,8 @@ from textual.widgets import TextArea
 from ioh_tui.core.acts import Act
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.tools import Refusal, ToolSet
-from ioh_tui.tools.registry import GIT_TOOLS, WORKSPACE_TOOLS
+from ioh_tui.tools.families import GIT_TOOLS
+from ioh_tui.tools.registry import WORKSPACE_TOOLS
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.widgets.diff_view import DiffView
 from tests.tui.apps.approval_app import ApprovalApp

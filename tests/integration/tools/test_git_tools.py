@@ -19,7 +19,8 @@ from ioh_tui.policy import Policy
 from ioh_tui.sandbox.bwrap import BwrapSandbox
 from ioh_tui.tools import ToolContext, ToolSet
 from ioh_tui.tools.base import Permit, ToolResult
-from ioh_tui.tools.registry import GIT_TOOLS, WORKSPACE_TOOLS, offered
+from ioh_tui.tools.families import GIT_TOOLS
+from ioh_tui.tools.registry import WORKSPACE_TOOLS, offered
 from tests.unit.tools.context import PolicyDecider, context
 
 pytestmark = pytest.mark.skipif(
