@@ -211,14 +211,19 @@ async def notified_end(p: Deps, s: RunState, n: int, outcome: str, detail: str) 
 
 
 async def _notified(p: Deps, s: RunState, n: int, hook: Hook, payload: dict[str, Any]) -> None:
-    run = await _run(p, s, n, hook, payload)
+    # Not guarded by the cancel token: a stopped run's end is still told (within the timeout).
+    run = await _run(p, s, n, hook, payload, guard=False)
     await _report(p, n, run, "failed" if run.failure else "notified", run.failure)
 
 
-async def _run(p: Deps, s: RunState, n: int, hook: Hook, payload: Mapping[str, Any]) -> HookRun:
+async def _run(
+    p: Deps, s: RunState, n: int, hook: Hook, payload: Mapping[str, Any], *, guard: bool = True
+) -> HookRun:
     # The policy reaches inside the hook's sandbox as inside a command's: denied files masked.
     sandbox = guarded(p.sandbox, lambda _cwd: policy_guard(s.rules.effective(), p.workspace.root))
-    return await run_hook(hook, payload, sandbox, p.workspace.root)
+    ran = run_hook(hook, payload, sandbox, p.workspace.root)
+    # Stopping the run stops a hook that holds it up (its process tree goes with it).
+    return await (p.cancel.guard(ran) if guard else ran)
 
 
 def _read(run: HookRun, read: Callable[[str], _A]) -> tuple[HookRun, _A | None]:

@@ -23,8 +23,9 @@ from ioh_tui.providers import Compatible
 from ioh_tui.providers.testing.fake_server import FakeModelServer
 from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
-from ioh_tui.store import PolicyEventRow, SandboxEventRow, Store, ToolCallRow
-from tests.integration.engine.helpers import Recorder
+from ioh_tui.store import GateAttemptRow, PolicyEventRow, SandboxEventRow, Store, ToolCallRow
+from ioh_tui.verification import Criterion
+from tests.integration.engine.helpers import CHECK, Recorder
 from tests.integration.engine.test_approvals import Scripted
 
 FINISH: dict[str, Any] = {"text": "done"}
@@ -52,6 +53,7 @@ class Ran:
     calls: list[ToolCallRow]
     policy_events: list[PolicyEventRow]
     sandbox_events: list[SandboxEventRow]
+    gates: list[GateAttemptRow]
 
     def hook_rows(self) -> list[str]:
         return [e.detail for e in self.sandbox_events if e.kind == "hook"]
@@ -64,6 +66,7 @@ async def drive(
     *,
     policy: Policy | None = None,
     approver: Approver | None = None,
+    criterion: Criterion | None = None,
 ) -> Ran:
     scenario = parse_scenario({"model": "m", "turns": list(turns)})
     seen = Recorder()
@@ -78,7 +81,7 @@ async def drive(
             observers=(seen,),
             hooks=HookSet.from_config(hooks),
         )
-        result = await start(NewRun(TaskContract.workspace("work", root)), parts)
+        result = await start(NewRun(TaskContract.workspace("work", root, criterion)), parts)
         await provider.aclose()
         bodies = [json.dumps(r.body) for r in server.requests if r.body is not None]
         return Ran(
@@ -88,6 +91,7 @@ async def drive(
             await store.tool_calls(result.run_id),
             await store.policy_events(result.run_id),
             await store.sandbox_events(result.run_id),
+            await store.gate_attempts(result.run_id),
         )
 
 
@@ -315,3 +319,42 @@ async def test_notification_hears_a_waiting_decision_and_the_end(project: Path) 
     assert [e.outcome for e in ran.seen.of("hook_ran")] == ["notified", "notified"]
     # Every notification's row comes before the run's last event.
     assert ran.seen.kinds()[-1] == "run_finished"
+
+
+async def test_a_blocked_success_is_judged_again_after_the_next_step(project: Path) -> None:
+    once = hook(project, "once.py", BLOCK_ONCE)
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    ran = await drive(
+        project,
+        [{"text": "fixed"}, {"text": "checked"}],
+        {"stop": [{"command": once}]},
+        criterion=CHECK,
+    )
+    assert ran.result.outcome == "success" and ran.result.steps == 2
+    assert [g.status for g in ran.gates] == ["passed", "passed"]
+    blocked, allowed = ran.seen.of("hook_ran")
+    assert (blocked.outcome, allowed.outcome) == ("block", "none")
+    assert "run check_calc.py before you stop" in blocked.reason
+
+
+HIDDEN = """
+try:
+    said = open(".env").read()
+except OSError as exc:
+    said = f"cannot read .env: {type(exc).__name__}"
+print(json.dumps({"add": said}))
+"""
+
+
+async def test_a_hook_cannot_read_what_the_policy_denies(project: Path) -> None:
+    (project / ".env").write_text("SECRET=hunter2\n")
+    peek = hook(project, "peek.py", HIDDEN)
+    ran = await drive(
+        project,
+        [{"tool_calls": [{"name": "list_dir", "arguments": {}}]}, FINISH],
+        {"post_tool": [{"command": peek}]},
+        policy=Policy.default(),
+    )
+    (call,) = ran.calls
+    assert "hunter2" not in call.output and "hunter2" not in ran.bodies[1]
+    assert "cannot read .env: PermissionError" in call.output
