@@ -78,7 +78,8 @@ async def pre_tool(p: Deps, s: RunState, n: int, call: ToolCall) -> PreTool:
             await _report(p, n, run, "failed", run.failure, call)
             continue
         if answer.decision == "deny":
-            reason = answer.reason or "a hook denied this call"
+            # The model, the store and every observer read the reason: no key rides it.
+            reason = p.bus.redactor.text(answer.reason or "a hook denied this call")
             await _report(p, n, run, "deny", reason, call)
             await _refused_by_hook(p, n, call, hook, reason)
             observation = f"[{call.name} denied by hook {hook.label}] {reason}"
@@ -152,11 +153,12 @@ async def kept_going(
             said = f"{answer.reason} (not kept going: {STOP_BLOCK_LIMIT} blocks per run)"
             await _report(p, n, run, "ignored", said)
         else:
-            await _report(p, n, run, "block", answer.reason)
+            reason = p.bus.redactor.text(answer.reason)
+            await _report(p, n, run, "block", reason)
             message = Message(
                 "user",
                 f"{STOP_MARK} The run was about to end ({outcome}), but hook {hook.label} "
-                f"asks you to go on: {answer.reason}",
+                f"asks you to go on: {reason}",
             )
             await p.store.append_to_step(p.run_id, n, [message], [])
             s.history.append(message)
