@@ -153,6 +153,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    from ioh_tui.cli.extensions import build_hooks
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -183,7 +184,7 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
-        run = AppRun(new, provider, policy, sandbox)
+        run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     if args.command == "resume":
         decision = None
