@@ -37,7 +37,7 @@ def demo_headless(args: argparse.Namespace) -> int:
             observers: list[Observer] = (
                 [json_observer(say_json)] if args.json else [progress_observer()]
             )
-            request = NewRun(parts.contract, parts.containment)
+            request = NewRun(parts.contract, parts.containment, parts.driver)
             return await start(
                 request,
                 Parts(

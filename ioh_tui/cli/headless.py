@@ -24,6 +24,7 @@ from ioh_tui.cli.options import (
 from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
+from ioh_tui.demo.home import settle
 from ioh_tui.engine import (
     CancelToken,
     NewRun,
@@ -225,11 +226,14 @@ def resume_command(args: argparse.Namespace) -> int:
             hooks=build_hooks(args, stored.root),
         )
         try:
-            return await start(Resume(args.run_id, decision, overrides), parts)
+            result = await start(Resume(args.run_id, decision, overrides), parts)
         except ConflictError:
             if decision is None:
                 raise
             return await answer_live_run(store, args.run_id, decision)
+        # A demo run's directory stays while a decision waits on it; otherwise it goes.
+        await asyncio.to_thread(settle, stored.root, result.outcome)
+        return result
 
     return _run_headless(go, args)
 

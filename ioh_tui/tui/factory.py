@@ -29,9 +29,10 @@ def demo_source() -> PartsSource | None:
 
     @asynccontextmanager
     async def source() -> AsyncIterator[AppRun]:
-        # The demo's agent runs as a small tree: its containment goes into the request.
+        # The demo's agent runs as a small tree: its containment goes into the request. Its driver
+        # (the scripted model on the scenario beside the workspace) lets a resume rebuild it.
         async with parts() as demo:
-            request = NewRun(demo.contract, demo.containment)
+            request = NewRun(demo.contract, demo.containment, demo.driver)
             yield AppRun(request, demo.provider, demo.policy, demo.sandbox, demo.label)
 
     return source

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.demo.home import settle
 from ioh_tui.engine import (
     BudgetRaises,
     CancelToken,
@@ -204,6 +205,9 @@ async def drive(
                 raises=raises,
                 hooks=run.hooks,
             )
-            return await start(request, parts)
+            result = await start(request, parts)
+            # The demo's directory stays while a decision waits on its run; otherwise it goes.
+            await asyncio.to_thread(settle, contract.root, result.outcome)
+            return result
         finally:
             await run.provider.aclose()
