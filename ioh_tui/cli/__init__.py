@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, NoReturn
 
 from ioh_tui import __version__
 from ioh_tui.cli.options import add_run_options
 from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
 from ioh_tui.core.shown import shown
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.launch import AppRun, TrustQuestion
 
 EXIT_USAGE = 2
 
@@ -184,7 +188,10 @@ def _app(args: argparse.Namespace) -> int:
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
         run = AppRun(new, provider, policy, sandbox)
-        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
+        trust = _trust_question(
+            args, lambda: replace(run, policy=build_policy(args, contract_policy))
+        )
+        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox, trust=trust)
     if args.command == "resume":
         decision = None
         if args.decide == "approve":
@@ -192,12 +199,29 @@ def _app(args: argparse.Namespace) -> int:
         elif args.decide == "deny":
             decision = Decision.deny(args.reason or "denied by the operator")
         provider = resume_provider(args, store)
-        stored_policy = build_policy(args, None) if args.policy else None
+        stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
         run = AppRun(request, provider, stored_policy, sandbox)
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
+
+
+def _trust_question(
+    args: argparse.Namespace, rebuild: Callable[[], AppRun]
+) -> TrustQuestion | None:
+    """What the app asks before the run: the project's sections not yet agreed to (or None)."""
+    from ioh_tui.cli.options import agree_to, untrusted_sections
+    from ioh_tui.tui.launch import ProjectSection, TrustQuestion
+
+    sections = untrusted_sections(args)
+    if not sections:
+        return None
+    return TrustQuestion(
+        tuple(ProjectSection(*section) for section in sections),
+        lambda kind: agree_to(args, kind),
+        rebuild,
+    )
 
 
 def _notifications(args: argparse.Namespace) -> None:

@@ -17,6 +17,8 @@ from ioh_tui.cli.options import (
     build_provider,
     build_sandbox,
     driver_options,
+    effective_config,
+    left_out_lines,
     store_path,
     with_stored_driver,
 )
@@ -158,6 +160,9 @@ def exec_command(args: argparse.Namespace) -> int:
     contract, contract_policy = build_contract(args)
     check_contract(contract)
     check_store_placement(store_path(args), contract.root)  # before the store file is made
+    # Nobody is there to ask: the project's unagreed sections are left out, each said once.
+    for line in left_out_lines(effective_config(args)):
+        say(f"ioh-tui: {line}", err=True)
     policy = build_policy(args, contract_policy)
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
@@ -186,7 +191,7 @@ def resume_command(args: argparse.Namespace) -> int:
     elif args.decide == "deny":
         decision = Decision.deny(args.reason or "denied by the operator")
     overrides = budget_overrides(args)
-    policy = build_policy(args, None) if args.policy else None
+    policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
 

@@ -131,6 +131,8 @@ class DecisionGate:
             preview=preview,
             rule=verdict.rule,
             layer=verdict.layer,
+            source=verdict.source,
+            workspace=self._workspace.root,
             run_id=self._base.run_id,
             agent_id=self._base.agent_id,
             agent_label=self._base.agent_label,
@@ -214,8 +216,12 @@ class DecisionGate:
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
         if decision.kind == "deny":
+            # The file of the rule that asked, so the model (and the trace) know where it stands.
+            asked = (
+                f" (asked by rule {request.rule!r} of {request.source})" if request.source else ""
+            )
             return Refusal(
-                f"[{request.act.value} denied] {request.target} — {decision.reason}",
+                f"[{request.act.value} denied] {request.target} — {decision.reason}{asked}",
                 denied_by_person=True,
             )
         return await self._approved(request, performed, decision)
@@ -262,12 +268,7 @@ class DecisionGate:
             layer=verdict.layer,
             source="policy",
         )
-        where = (
-            f"rule {verdict.rule!r} in layer {verdict.layer!r}"
-            if verdict.rule
-            else "the default for this act"
-        )
-        return Refusal(f"[{act.value} refused] {target} ({where}): {why}")
+        return Refusal(f"[{act.value} refused] {target} ({verdict.origin()}): {why}")
 
     async def _record(self, request: ApprovalRequest, decision: str, by: str) -> None:
         await self._store.add_policy_event(

@@ -26,6 +26,10 @@ class ApprovalRequest:
     rule: str | None = None
     """The rule that asked (None: the act's default tier)."""
     layer: str | None = None
+    source: str | None = None
+    """The file the asking rule's layer was read from (None: built in, or the default)."""
+    workspace: Path | None = None
+    """The run's workspace (a rule remembered for the project is saved there)."""
     request_id: int = 0
     run_id: int = 0
     agent_id: int | None = None

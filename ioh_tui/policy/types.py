@@ -52,6 +52,8 @@ class Layer:
 
     name: str
     rules: tuple[Rule, ...] = ()
+    source: str | None = None
+    """The file the layer was read from (a configuration or policy file); None: built in code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,15 @@ class Verdict:
     effect: Effect
     rule: str | None = None
     layer: str | None = None
+    source: str | None = None
+    """The file the deciding rule's layer was read from (None: built in, or a default)."""
+
+    def origin(self) -> str:
+        """Where the verdict came from, in words: `rule 'x' in layer 'y' of FILE` or the default."""
+        if not self.rule:
+            return "the default for this act"
+        where = f"rule {self.rule!r} in layer {self.layer!r}"
+        return f"{where} of {self.source}" if self.source else where
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Resume, RunResult
 from ioh_tui.policy import Decision
-from ioh_tui.tui.app_run import PartsSource, Resumer, given
+from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion, given
 from ioh_tui.tui.bridge import EventForwarder, TuiApprover
 from ioh_tui.tui.config import AppConfig
 from ioh_tui.tui.history import History
@@ -46,6 +46,7 @@ from ioh_tui.tui.screens.queue import DecisionQueueScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.screens.trust import TrustModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.supervisor import RunSupervisor
 
@@ -125,10 +126,32 @@ class IohApp(App[int]):
         gc.set_threshold(GC_YOUNG, 10, 10)
         if not self.is_headless:  # under a test's Pilot the event loop is the test's
             self._stop_on_signals()
-        if self._pending is not None:
+        if self._pending is not None and self.config.trust is not None:
+            self._ask_trust(self.config.trust, 0, agreed=False)
+        elif self._pending is not None:
             await self._drive()
         else:
             self.push_screen(self._start_screen())
+
+    def _ask_trust(self, question: TrustQuestion, index: int, *, agreed: bool) -> None:
+        """Show the project's sections one by one, then drive the run with what was agreed."""
+        if index == len(question.sections):
+            if agreed:
+                try:
+                    self._pending = given(question.rebuild())
+                except ConfigError as exc:  # e.g. an agreed policy that no longer reads
+                    self.notify(f"Run without the agreed sections: {exc}", severity="error")
+            self.call_later(self._drive)
+            return
+        section = question.sections[index]
+
+        def answered(use: bool | None) -> None:
+            if use:
+                question.agree(section.kind)
+            self._ask_trust(question, index + 1, agreed=agreed or bool(use))
+
+        modal = TrustModal(section, position=(index + 1, len(question.sections)))
+        self.push_screen(modal, callback=answered)
 
     def _stop_on_signals(self) -> None:
         """SIGTERM and SIGHUP end the app as ctrl+q does.

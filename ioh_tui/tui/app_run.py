@@ -38,6 +38,29 @@ class AppRun:
     """How the model is named on screen (default: `<model> via <provider>`)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectSection:
+    """A project section the user has not agreed to, as the trust modal shows it."""
+
+    kind: str
+    """`policy`, `hooks`, `mcp:NAME` or `rules` (config/trust.py)."""
+    title: str
+    file: Path
+    body: str
+    """Exactly what would be used, as text."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrustQuestion:
+    """What the app asks before a run whose project carries sections not yet agreed to."""
+
+    sections: tuple[ProjectSection, ...]
+    agree: Callable[[str], None]
+    """Records the user's agreement to one kind (so it is not asked again)."""
+    rebuild: Callable[[], AppRun]
+    """The run, built again with what is now agreed to (called only when something was)."""
+
+
 PartsSource = Callable[[], AbstractAsyncContextManager[AppRun]]
 """Opens a run for its length (the demo copies a workspace and starts a loopback server)."""
 
