@@ -95,6 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--json", action="store_true")
     add_run_options(config)
 
+    rules = sub.add_parser(
+        "rules", help="every rule in force, with its layer and file; `rules revoke ID` removes one"
+    )
+    rules.add_argument(
+        "what", nargs="?", choices=("revoke",), help="revoke: remove a remembered rule by its ID"
+    )
+    rules.add_argument("id", nargs="?", metavar="ID", help="the rule's ID (from `ioh-tui rules`)")
+    rules.add_argument("--json", action="store_true")
+    rules.add_argument("--workspace", help="the project (default: the current directory)")
+    rules.add_argument("--policy", help="a TOML policy a run would be given (listed, fixed)")
+    rules.add_argument(
+        "--trust-project", action="store_true", help="agree to the project's own sections first"
+    )
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -140,6 +154,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli.config_command import config_command
 
         return config_command(args)
+    if command == "rules":
+        from ioh_tui.cli.rules_command import rules_command
+
+        return rules_command(args)
     if command in ("runs", "show", "approvals"):
         from ioh_tui.cli import trace
 

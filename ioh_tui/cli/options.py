@@ -423,15 +423,15 @@ def build_policy(
         workspace = Path(args.workspace) if getattr(args, "workspace", None) else Path.cwd()
         policy = stack_files(policy, effective_config(args).policy_files(), workspace)
     if contract_policy:
-        from_contract = _sourced(Policy.from_toml(contract_policy), getattr(args, "contract", None))
+        from_contract = sourced(Policy.from_toml(contract_policy), getattr(args, "contract", None))
         # Every act: the contract's policy is stored whole, an act it left out as its tier.
         policy = Policy(policy.layers + from_contract.layers, from_contract.defaults)
     if args.policy:
-        policy = policy.merge(_sourced(load_policy_file(args.policy), args.policy))
+        policy = policy.merge(sourced(load_policy_file(args.policy), args.policy))
     return policy
 
 
-def _sourced(policy: Policy, path: str | None) -> Policy:
+def sourced(policy: Policy, path: str | None) -> Policy:
     """`policy` with every layer naming `path` as the file it came from."""
     if not path:
         return policy

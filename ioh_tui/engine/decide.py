@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ioh_tui.config.remembered import save_rules
 from ioh_tui.core.acts import Act, Effect
+from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.events import ApprovalRequested, ApprovalResolved, Event
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.ids import Who
@@ -245,17 +247,31 @@ class DecisionGate:
                 )
         if decision.remember:
             self._rules.remembered.extend(decision.remember)
-            if decision.scope == "file" and decision.remember_file is not None:
-                append_rules_to_file(
-                    Path(decision.remember_file), "remembered", list(decision.remember)
-                )
         note = ""
         if decision.modified:
             note = (
                 "(the operator rewrote this action before approving it: "
                 f"{request.act.value} {performed.target})"
             )
+        if not_saved := self._save(decision):
+            note = f"{note} {not_saved}".strip()
         return Permit(performed.target, performed.content, note)
+
+    def _save(self, decision: Decision) -> str:
+        """Save remembered rules that outlast the run; what went wrong, if anything."""
+        if not decision.remember:
+            return ""
+        try:
+            if decision.scope in ("project", "user"):
+                save_rules(decision.scope, decision.remember, self._workspace.root)
+            elif decision.scope == "file" and decision.remember_file is not None:
+                append_rules_to_file(
+                    Path(decision.remember_file), "remembered", list(decision.remember)
+                )
+        except ConfigError as exc:
+            # The approval stands (and the rule holds for this run); only the saving failed.
+            return f"(the remembered rule holds for this run only: {exc})"
+        return ""
 
     async def _refuse(self, act: Act, target: str, verdict: Verdict, why: str) -> Refusal:
         await self._store.add_policy_event(

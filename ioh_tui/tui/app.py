@@ -15,7 +15,7 @@ import asyncio
 import gc
 import signal
 from collections.abc import Iterable
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -43,6 +43,7 @@ from ioh_tui.tui.resuming import BudgetSpent, ResumeRefused, resumed_run
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen, help_sections
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from ioh_tui.tui.screens.rules import RulesScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
@@ -87,6 +88,12 @@ class IohApp(App[int]):
             tooltip="Stop the run now (outcome cancelled); quit when no run is going",
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="This list of keys"),
+        Binding(
+            "l",
+            "rules",
+            "Rules",
+            tooltip="Every rule in force, with its layer and file; revoke a remembered one",
+        ),
         Binding(
             "ctrl+q",
             "quit",
@@ -339,6 +346,13 @@ class IohApp(App[int]):
                 RunBrowserScreen(self.history, remember_file=self.config.remember_file)
             )
 
+    def action_rules(self) -> None:
+        """L: the rules in force for the run's workspace (no run: the current directory)."""
+        if isinstance(self.screen, RulesScreen):
+            return
+        root = self.run_screen.transcript.root if self.run_screen is not None else None
+        self.push_screen(RulesScreen(root or Path.cwd()))
+
     def action_queue(self) -> None:
         """The decision queue: this app's waiting asks (if a run goes) and the stored ones."""
         if isinstance(self.screen, DecisionQueueScreen):
@@ -424,6 +438,9 @@ class IohApp(App[int]):
         yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
         yield SystemCommand(
             "Browse runs", "Every run in the store: traces, resume, decisions", self.action_browse
+        )
+        yield SystemCommand(
+            "Rules", "Every rule in force, its layer and file; revoke one", self.action_rules
         )
         yield SystemCommand(
             "Decision queue", "Every decision waiting on you, across runs", self.action_queue

@@ -17,8 +17,10 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import ContentSwitcher, Input, Label, RadioButton, RadioSet, Static, TextArea
 
+from ioh_tui.config.remembered import as_saved, rules_file
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.policy import ApprovalRequest, Decision, Rule
+from ioh_tui.policy.approver import RememberScope
 from ioh_tui.tui.describe import visible, why_asked
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.diff_view import BodyKind, DiffView
@@ -120,6 +122,8 @@ class ApprovalModal(ModalScreen[Decision]):
                     yield Input(r.target, id="remember-pattern")
                     with RadioSet(id="remember-scope"):
                         yield RadioButton("this run only", value=True, id="scope-run")
+                        yield RadioButton("this project", id="scope-project")
+                        yield RadioButton("this user", id="scope-user")
                         yield RadioButton("save to a policy file", id="scope-file")
                     yield Input(str(self.remember_file), id="remember-file")
                     yield Static("", id="remember-preview", markup=False)
@@ -221,7 +225,11 @@ class ApprovalModal(ModalScreen[Decision]):
             self.notify("The rule needs a pattern.", severity="warning")
             return
         rule = Rule(self.request.act, Effect.ALLOW, pattern)
-        if self.query_one("#scope-file", RadioButton).value:
+        scope = self._scope()
+        if scope in ("project", "user"):
+            # Saved by the engine, with the run's workspace (the preview showed the same).
+            self.dismiss(Decision.remembering(rule, scope=scope))
+        elif scope == "file":
             file = self.query_one("#remember-file", Input).value.strip()
             if not file:
                 self.notify("Saving needs a policy file path.", severity="warning")
@@ -242,14 +250,40 @@ class ApprovalModal(ModalScreen[Decision]):
     @on(RadioSet.Changed)
     def _refresh_preview(self) -> None:
         pattern = self.query_one("#remember-pattern", Input).value.strip() or "?"
-        to_file = self.query_one("#scope-file", RadioButton).value
-        self.query_one("#remember-file", Input).display = to_file
-        file = self.query_one("#remember-file", Input).value
-        # A saved file is an overlay: later runs use it when given as `--policy FILE`.
-        where = f"this run, and saved to {file} (use with --policy)" if to_file else "this run only"
+        scope = self._scope()
+        self.query_one("#remember-file", Input).display = scope == "file"
         self.query_one("#remember-preview", Static).update(
-            f"will keep: {self.request.act.value} allow {pattern} — {where}"
+            remember_preview(
+                self.request, pattern, scope, self.query_one("#remember-file", Input).value
+            )
         )
+
+    def _scope(self) -> RememberScope:
+        for scope in ("project", "user", "file"):
+            if self.query_one(f"#scope-{scope}", RadioButton).value:
+                return scope
+        return "run"
+
+
+def remember_preview(
+    request: ApprovalRequest, pattern: str, scope: RememberScope, file: str
+) -> str:
+    """The exact rule a remember answer keeps, and where: shown before anything is saved."""
+    rule = Rule(request.act, Effect.ALLOW, pattern)
+    if scope == "run":
+        return f"will keep: {rule.describe()} — this run only"
+    if scope == "file":
+        # A saved file is an overlay: later runs use it when given as `--policy FILE`.
+        return f"will keep: {rule.describe()} — this run, and saved to {file} (use with --policy)"
+    if request.workspace is None:
+        where = "the run's workspace" if scope == "project" else "your configuration directory"
+        return (
+            f"will keep: {rule.describe()} — this run, and saved to .ioh-tui/policy.toml in {where}"
+        )
+    saved = as_saved(scope, rule, request.workspace)
+    target = rules_file(scope, request.workspace)
+    later = "this project's later runs" if scope == "project" else "every later run, any project"
+    return f"will keep: {saved.describe()} — this run and {later}: saved to {target}"
 
 
 def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
