@@ -92,6 +92,7 @@ class IohApp(App[int]):
             "l",
             "rules",
             "Rules",
+            show=False,  # in help and the palette; the key bars stay each screen's own keys
             tooltip="Every rule in force, with its layer and file; revoke a remembered one",
         ),
         Binding(

@@ -124,7 +124,7 @@ class ApprovalModal(ModalScreen[Decision]):
                         yield RadioButton("this run only", value=True, id="scope-run")
                         yield RadioButton("this project", id="scope-project")
                         yield RadioButton("this user", id="scope-user")
-                        yield RadioButton("save to a policy file", id="scope-file")
+                        yield RadioButton("a policy file", id="scope-file")
                     yield Input(str(self.remember_file), id="remember-file")
                     yield Static("", id="remember-preview", markup=False)
                 with Vertical(id="deny"):
