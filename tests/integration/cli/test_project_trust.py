@@ -103,3 +103,14 @@ def test_a_deny_only_project_policy_applies_unasked(
     (finished,) = [e for e in _events(captured.out) if e["event"] == "tool_call_finished"]
     assert finished["refused"] is True  # refused outright: an approver never saw it
     assert (project / "calc.py").read_text() != FIXED
+
+
+def test_config_says_what_a_run_would_leave_out(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(project, WIDENING)
+    assert main(["config", "--workspace", str(project), "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["left_out"] == [{"section": "policy", "file": str(config)}]
+    assert main(["config", "--workspace", str(project)]) == 0
+    assert "[policy] left out" in capsys.readouterr().err
