@@ -175,6 +175,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    from ioh_tui.cli.extensions import build_hooks
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -205,9 +206,15 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
-        run = AppRun(new, provider, policy, sandbox)
+        run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
+        # What the person agrees to in the app's trust modal is used: policy and hooks rebuilt.
         trust = _trust_question(
-            args, lambda: replace(run, policy=build_policy(args, contract_policy))
+            args,
+            lambda: replace(
+                run,
+                policy=build_policy(args, contract_policy),
+                hooks=build_hooks(args, contract.root),
+            ),
         )
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox, trust=trust)
     if args.command == "resume":

@@ -140,6 +140,7 @@ def _deps(
         spawner=spawner,
         raises=parts.raises,
         tree=containment is not None,
+        hooks=parts.hooks,
     )
 
 
@@ -304,6 +305,8 @@ async def _driven(
                 resumed_from_step=resumed_from,
                 context_window=window_for(p.provider.model, s.contract.context_window),
                 instructions=p.instructions.name if p.instructions else None,
+                skills=[s.name for s in p.skills.skills],
+                warnings=list(p.skills.warnings),
             )
         )
         if revive is not None:

@@ -15,6 +15,7 @@ from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.tree import Containment
+from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -63,3 +64,5 @@ class Parts:
     cancel: CancelToken | None = None
     raises: BudgetRaises | None = None
     """Where a supervisor puts budgets raised mid-run."""
+    hooks: HookSet | None = None
+    """The configured hooks (None: none); a project's only once the user agreed to them."""

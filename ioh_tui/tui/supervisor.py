@@ -193,6 +193,7 @@ async def drive(
                 observers=(observer,),
                 cancel=cancel,
                 raises=raises,
+                hooks=run.hooks,
             )
             return await start(request, parts)
         finally:

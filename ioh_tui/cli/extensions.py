@@ -1,0 +1,22 @@
+"""The run's extensions from the configuration files: its hooks (docs/extending.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ioh_tui.cli.options import effective_config
+from ioh_tui.hooks import HookSet
+
+
+def build_hooks(args: argparse.Namespace, root: Path) -> HookSet:
+    """The hooks of the user's file, and the project's once the user agreed to them.
+
+    The configuration is the run's (`effective_config`): a project's hooks nobody agreed to are
+    already left out (`--trust-project` agrees for this command), and `exec` says so in one line
+    per section left out (the app shows them first).
+
+    Raises:
+        ConfigError: a bad configuration file or trust record.
+    """
+    return HookSet.from_config(effective_config(args).hooks())
