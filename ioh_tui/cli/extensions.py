@@ -19,4 +19,6 @@ def build_hooks(args: argparse.Namespace, root: Path) -> HookSet:
     Raises:
         ConfigError: a bad configuration file or trust record.
     """
-    return HookSet.from_config(effective_config(args).hooks())
+    # The files of the run's own workspace (a resumed run's is the stored one, not the cwd).
+    config = effective_config(argparse.Namespace(**{**vars(args), "workspace": str(root)}))
+    return HookSet.from_config(config.hooks())
