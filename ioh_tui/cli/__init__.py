@@ -91,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--json", action="store_true")
     add_run_options(config)
 
+    from ioh_tui.cli.mcp_command import add_mcp_parser
+
+    add_mcp_parser(sub)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -136,6 +140,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli.config_command import config_command
 
         return config_command(args)
+    if command == "mcp":
+        from ioh_tui.cli.mcp_command import mcp_command
+
+        return mcp_command(args)
     if command in ("runs", "show", "approvals"):
         from ioh_tui.cli import trace
 
@@ -153,6 +161,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    from ioh_tui.cli.mcp_command import mcp_specs
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -183,7 +192,7 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
-        run = AppRun(new, provider, policy, sandbox)
+        run = AppRun(new, provider, policy, sandbox, mcp=mcp_specs(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     if args.command == "resume":
         decision = None
@@ -195,7 +204,7 @@ def _app(args: argparse.Namespace) -> int:
         stored_policy = build_policy(args, None) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        run = AppRun(request, provider, stored_policy, sandbox)
+        run = AppRun(request, provider, stored_policy, sandbox, mcp=mcp_specs(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
 

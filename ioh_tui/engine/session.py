@@ -17,6 +17,7 @@ from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -39,6 +40,7 @@ def root_deps(
     spawner: Spawner,
     raises: BudgetRaises | None,
     tree: bool,
+    mcp: tuple[ServerSpec, ...] = (),
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
     tools: tuple[Tool, ...] = TREE_TOOLS
@@ -63,6 +65,7 @@ def root_deps(
         project=found.describe() if found is not None else None,
         instructions=find_instructions(contract.root) if contract.mode == "workspace" else None,
         raises=raises,
+        mcp=mcp,
     )
 
 

@@ -193,6 +193,7 @@ async def drive(
                 observers=(observer,),
                 cancel=cancel,
                 raises=raises,
+                mcp=run.mcp,
             )
             return await start(request, parts)
         finally:
