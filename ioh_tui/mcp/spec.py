@@ -11,14 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ioh_tui.core.errors import ConfigError
-
 PREFIX = "mcp__"
 """Every MCP tool's model-facing name starts so: `mcp__SERVER__TOOL`."""
-
-SERVER_NAME = re.compile(r"[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*")
-"""A server name: letters, digits, `-` and single `_` (a double one would split its tool names
-ambiguously), as model-facing tool names allow."""
 
 _TOOL_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 MAX_TOOL_NAME = 64
@@ -58,14 +52,9 @@ class ServerSpec:
 
 
 def server_specs(servers: Mapping[str, Mapping[str, Any]]) -> tuple[ServerSpec, ...]:
-    """The servers of `Config.mcp_servers()` (already checked for shape), by name.
-
-    Raises:
-        ConfigError: a server name that cannot prefix tool names.
-    """
+    """The servers of `Config.mcp_servers()` (already checked: `config/shapes.py`), by name."""
     specs: list[ServerSpec] = []
     for name, table in sorted(servers.items()):
-        check_server_name(name)
         specs.append(
             ServerSpec(
                 name=name,
@@ -78,19 +67,6 @@ def server_specs(servers: Mapping[str, Mapping[str, Any]]) -> tuple[ServerSpec, 
             )
         )
     return tuple(specs)
-
-
-def check_server_name(name: str) -> None:
-    """Refuse a name that cannot be part of `mcp__NAME__TOOL`.
-
-    Raises:
-        ConfigError: naming the server and what is allowed.
-    """
-    if not SERVER_NAME.fullmatch(name) or len(name) > 32:
-        raise ConfigError(
-            f"mcp.servers.{name}: a server name is at most 32 letters, digits, '-' and single "
-            "'_' (it prefixes its tools' names: mcp__NAME__TOOL)"
-        )
 
 
 def tool_name(server: str, tool: str) -> str | None:
