@@ -11,25 +11,14 @@ import pytest
 from ioh_tui.core.acts import Act
 from ioh_tui.engine import NewRun, Parts, RunResult, TaskContract, start
 from ioh_tui.mcp import ServerSpec
-from ioh_tui.policy import ApprovalRequest, ApproveAll, Decision, DenyAll, Policy
+from ioh_tui.policy import ApproveAll, Decision, DenyAll, Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.store.rows import ToolCallRow
 from tests.integration.engine.helpers import scripted
+from tests.integration.engine.test_approvals import Scripted
 from tests.integration.mcp.servers import gone, http_server, marker, stdio_spec
-
-
-class Answering:
-    """An approver answering from a list, keeping what it was shown."""
-
-    def __init__(self, *answers: Decision) -> None:
-        self.answers = list(answers)
-        self.seen: list[ApprovalRequest] = []
-
-    async def decide(self, request: ApprovalRequest) -> Decision:
-        self.seen.append(request)
-        return self.answers.pop(0)
 
 
 def call(tool: str, **arguments: Any) -> dict[str, Any]:
@@ -86,7 +75,7 @@ async def test_a_local_server_runs_in_the_workspace_with_its_env(project: Path) 
 async def test_a_deny_rule_refuses_naming_server_and_tool(project: Path) -> None:
     provider = scripted(call("mcp__fx__echo", text="x"), {"text": "done"})
     policy = Policy.default().allow_mcp("fx/*").layer("team").deny_mcp("fx/echo")
-    approver = Answering(Decision.approve())
+    approver = Scripted(Decision.approve())
     _, calls = await drive(
         project, provider, (stdio_spec(tag=marker()),), policy=policy, approver=approver
     )
@@ -99,7 +88,7 @@ async def test_an_ask_shows_arguments_and_hints_and_a_rewrite_edits_the_json(
     project: Path,
 ) -> None:
     provider = scripted(call("mcp__fx__echo", text="original"), {"text": "done"})
-    approver = Answering(Decision.rewrite(content=json.dumps({"text": "rewritten"})))
+    approver = Scripted(Decision.rewrite(content=json.dumps({"text": "rewritten"})))
     _, calls = await drive(
         project, provider, (stdio_spec(tag=marker()),), policy=Policy.default(), approver=approver
     )
@@ -113,7 +102,7 @@ async def test_an_ask_shows_arguments_and_hints_and_a_rewrite_edits_the_json(
 
 async def test_a_rewrite_that_is_not_a_json_object_is_refused(project: Path) -> None:
     provider = scripted(call("mcp__fx__echo", text="x"), {"text": "done"})
-    approver = Answering(Decision.rewrite(content="{not json"))
+    approver = Scripted(Decision.rewrite(content="{not json"))
     _, calls = await drive(
         project, provider, (stdio_spec(tag=marker()),), policy=Policy.default(), approver=approver
     )
