@@ -161,7 +161,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    from ioh_tui.cli.mcp_command import mcp_specs
+    from ioh_tui.cli.mcp_command import mcp_specs, start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -206,7 +206,12 @@ def _app(args: argparse.Namespace) -> int:
         request = Resume(args.run_id, decision, budget_overrides(args))
         run = AppRun(request, provider, stored_policy, sandbox, mcp=mcp_specs(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
-    return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
+    return launch(
+        store,
+        demo=args.command == "demo",
+        stored_provider=stored_provider,
+        mcp=start_screen_lister(args),
+    )
 
 
 def _notifications(args: argparse.Namespace) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -16,7 +17,16 @@ from ioh_tui.cli.options import build_policy, build_sandbox, effective_config
 from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.mcp import INSTALL_HINT, ServerSpec, list_servers, sdk_available, server_specs
+from ioh_tui.mcp import (
+    INSTALL_HINT,
+    Lister,
+    ServerRow,
+    ServerSpec,
+    list_servers,
+    sdk_available,
+    server_specs,
+)
+from ioh_tui.policy import Policy
 
 
 def add_mcp_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,6 +50,31 @@ def mcp_specs(args: argparse.Namespace) -> tuple[ServerSpec, ...]:
     return server_specs(effective_config(args).mcp_servers())
 
 
+def _network_for(policy: Policy) -> Callable[[ServerSpec], bool]:
+    """A local server gets the network where a `net` rule allows its command line."""
+
+    def network_for(spec: ServerSpec) -> bool:
+        allowed = policy.explain(Act.NET, spec.line).effect is Effect.ALLOW
+        return spec.kind == "stdio" and allowed
+
+    return network_for
+
+
+def start_screen_lister(args: argparse.Namespace) -> Lister | None:
+    """What the app's start screen lists the configured servers with (None: there are none)."""
+    specs = mcp_specs(args)
+    if not specs:
+        return None
+    root = Path.cwd().resolve()
+    sandbox = build_sandbox(args)
+    network_for = _network_for(build_policy(args, None))
+
+    async def lister() -> list[ServerRow]:
+        return await list_servers(specs, sandbox, root, network_for)
+
+    return lister
+
+
 def mcp_command(args: argparse.Namespace) -> int:
     """`ioh-tui mcp list`."""
     root = Path(args.workspace).resolve() if args.workspace else Path.cwd().resolve()
@@ -55,12 +90,7 @@ def mcp_command(args: argparse.Namespace) -> int:
             say("no MCP servers configured ([mcp.servers.NAME] in a configuration file)")
         return 0
     sandbox = build_sandbox(args)
-    policy = build_policy(args, None)
-
-    def network_for(spec: ServerSpec) -> bool:
-        allowed = policy.explain(Act.NET, spec.line).effect is Effect.ALLOW
-        return spec.kind == "stdio" and allowed
-
+    network_for = _network_for(build_policy(args, None))
     rows = asyncio.run(list_servers(specs, sandbox, root, network_for))
     if args.json:
         say_json(json.dumps({"servers": [asdict(row) for row in rows]}))

@@ -5,13 +5,14 @@ sandbox), offers their tools as `mcp__NAME__TOOL` and stops them with the run; `
 is `ioh-tui mcp list`. Nothing imported here loads the SDK.
 """
 
-from ioh_tui.mcp.listing import list_servers
+from ioh_tui.mcp.listing import Lister, list_servers
 from ioh_tui.mcp.servers import McpServers, NetworkFor, ServerRow
 from ioh_tui.mcp.spec import INSTALL_HINT, PREFIX, ServerSpec, sdk_available, server_specs
 
 __all__ = [
     "INSTALL_HINT",
     "PREFIX",
+    "Lister",
     "McpServers",
     "NetworkFor",
     "ServerRow",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from ioh_tui.mcp.servers import McpServers, NetworkFor, ServerRow
 from ioh_tui.mcp.spec import ServerSpec
 from ioh_tui.sandbox.base import Sandbox
+
+Lister = Callable[[], Awaitable[list[ServerRow]]]
+"""Starts the configured servers, lists them and stops them (the start screen's panel)."""
 
 
 async def list_servers(

@@ -13,6 +13,7 @@ from typing import Any
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Resume
+from ioh_tui.mcp import Lister
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tui.app_run import AppRun, Resumer
@@ -30,6 +31,7 @@ def launch(
     demo: bool = False,
     stored_provider: StoredProvider | None = None,
     sandbox: Sandbox | None = None,
+    mcp: Lister | None = None,
 ) -> int:
     """Run the app until it is closed.
 
@@ -40,6 +42,7 @@ def launch(
         stored_provider: Builds the provider that continues a stored run (resuming from the run
             browser or answering a deferred decision); None: the app cannot resume.
         sandbox: The sandbox such resumed runs use (None: the strongest available).
+        mcp: Lists the configured MCP servers on the start screen (None: none are configured).
 
     Returns:
         The run's exit status (interface.md §2), or 0 when only the start screen was used.
@@ -59,6 +62,7 @@ def launch(
         demo=demo,
         resumer=_resumer(stored_provider, sandbox),
         notify=notify,
+        mcp=mcp,
     )
     app.run()
     return app.exit_status
