@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from ioh_tui.core.acts import Act
+from ioh_tui.core.acts import Act, Effect
 from ioh_tui.engine import NewRun, Parts, RunResult, TaskContract, start
 from ioh_tui.mcp import ServerSpec
-from ioh_tui.policy import ApproveAll, Decision, DenyAll, Policy
+from ioh_tui.policy import ApproveAll, Decision, DenyAll, Policy, Rule
 from ioh_tui.providers import ScriptedProvider
-from ioh_tui.sandbox import select
+from ioh_tui.sandbox import probe, select
 from ioh_tui.store import Store
 from ioh_tui.store.rows import ToolCallRow
 from tests.integration.engine.helpers import scripted
@@ -160,8 +160,41 @@ async def test_a_server_that_cannot_start_leaves_the_run_without_its_tools(proje
     assert failed and "/nonexistent/server: command not found" in failed[0].detail
 
 
+async def test_a_remembered_server_rule_stops_asking_for_its_other_tools(project: Path) -> None:
+    provider = scripted(
+        call("mcp__fx__echo", text="first"), call("mcp__fx__where"), {"text": "done"}
+    )
+    approver = Scripted(Decision.remembering(Rule(Act.MCP, Effect.ALLOW, "fx/*")))
+    _, calls = await drive(
+        project, provider, (stdio_spec(tag=marker()),), policy=Policy.default(), approver=approver
+    )
+    assert [r.target for r in approver.seen] == ["fx/echo"]
+    assert calls[0].ok and calls[1].ok and "pid=" in calls[1].output
+
+
+@pytest.mark.skipif("bwrap" not in probe(), reason="needs bubblewrap")
+async def test_a_local_server_gets_the_network_only_where_a_net_rule_allows_it(
+    project: Path,
+) -> None:
+    spec = stdio_spec(tag=marker())
+    with http_server() as url:
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        outputs = []
+        for policy in (
+            Policy.default().allow_mcp("fx/*"),
+            Policy.default().allow_mcp("fx/*").allow_net(f"{spec.command} *"),
+        ):
+            provider = scripted(call("mcp__fx__connect", port=port), {"text": "done"})
+            _, calls = await drive(project, provider, (spec,), policy=policy, sandbox="bwrap")
+            outputs.append(calls[0].output)
+    assert outputs[0].startswith("no connection")  # the host's loopback is not the sandbox's
+    assert outputs[1] == "connected"
+
+
 @pytest.mark.parametrize("rung", ["floor", "namespaces"])
 async def test_every_rung_runs_a_server_and_ends_it(project: Path, rung: str) -> None:
+    if rung not in probe():
+        pytest.skip(f"needs {rung}")
     tag = marker()
     provider = scripted(call("mcp__fx__echo", text=rung), {"text": "done"})
     _, calls = await drive(project, provider, (stdio_spec(tag=tag),), sandbox=rung)
