@@ -161,7 +161,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    from ioh_tui.cli.mcp_command import mcp_specs, start_screen_lister
+    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -192,7 +192,7 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
-        run = AppRun(new, provider, policy, sandbox, mcp=mcp_specs(args))
+        run = AppRun(new, provider, policy, sandbox, mcp=run_servers(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     if args.command == "resume":
         decision = None
@@ -204,7 +204,7 @@ def _app(args: argparse.Namespace) -> int:
         stored_policy = build_policy(args, None) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        run = AppRun(request, provider, stored_policy, sandbox, mcp=mcp_specs(args))
+        run = AppRun(request, provider, stored_policy, sandbox, mcp=run_servers(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     return launch(
         store,

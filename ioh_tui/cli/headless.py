@@ -9,7 +9,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ioh_tui.cli.mcp_command import mcp_specs
+from ioh_tui.cli.mcp_command import run_servers
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,
@@ -163,7 +163,7 @@ def exec_command(args: argparse.Namespace) -> int:
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
     containment = build_containment(args)
-    servers = mcp_specs(args)
+    servers = run_servers(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
@@ -191,7 +191,7 @@ def resume_command(args: argparse.Namespace) -> int:
     overrides = budget_overrides(args)
     policy = build_policy(args, None) if args.policy else None
     sandbox = build_sandbox(args)
-    servers = mcp_specs(args)
+    servers = run_servers(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:

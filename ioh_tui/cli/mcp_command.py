@@ -42,12 +42,16 @@ def add_mcp_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
 
 
 def mcp_specs(args: argparse.Namespace) -> tuple[ServerSpec, ...]:
-    """The servers the configuration declares (those of a project not agreed to are left out).
-
-    Raises:
-        ConfigError: a bad server name.
-    """
+    """The servers the configuration declares (those of a project not agreed to are left out)."""
     return server_specs(effective_config(args).mcp_servers())
+
+
+def run_servers(args: argparse.Namespace) -> tuple[ServerSpec, ...]:
+    """The servers a run starts; without the `mcp` extra, one line on stderr says so."""
+    specs = mcp_specs(args)
+    if specs and not sdk_available():
+        say(f"ioh-tui: {INSTALL_HINT} (the run goes on without its servers)", err=True)
+    return specs
 
 
 def _network_for(policy: Policy) -> Callable[[ServerSpec], bool]:

@@ -136,20 +136,31 @@ def test_mcp_list_with_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path
     assert shown.returncode == 2 and "a server name is at most 32" in shown.stderr
 
 
-def test_without_the_extra_a_configured_server_says_how_to_install_it(tmp_path: Path) -> None:
+def test_without_the_extra_a_configured_server_says_how_to_install_it(
+    project: Path, tmp_path: Path
+) -> None:
     configure(config_toml("fx", marker()))
-    blocked = (
-        "import sys; sys.modules['mcp'] = None; from ioh_tui.cli import main; "
-        "sys.exit(main(['mcp', 'list']))"
+    hint = "MCP servers need the mcp extra: pip install 'ioh-tui[mcp]'"
+
+    def without_sdk(*argv: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            "import sys; sys.modules['mcp'] = None; from ioh_tui.cli import main; "
+            f"sys.exit(main({list(argv)!r}))"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+
+    listed = without_sdk("mcp", "list")
+    assert listed.returncode == 2
+    assert listed.stderr.strip() == f"ioh-tui: {hint}"
+    script = scenario(tmp_path / "s.json", {"text": "nothing to do"})
+    ran = without_sdk(
+        *("exec", "x", "--provider", "scripted", "--scenario", script),
+        *("--workspace", str(project), "--store", str(tmp_path / "r.db")),
     )
-    shown = subprocess.run(
-        [sys.executable, "-c", blocked], capture_output=True, text=True, timeout=60
-    )
-    assert shown.returncode == 2
-    assert (
-        shown.stderr.strip()
-        == "ioh-tui: MCP servers need the mcp extra: pip install 'ioh-tui[mcp]'"
-    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.splitlines()[0] == f"ioh-tui: {hint} (the run goes on without its servers)"
 
 
 def test_the_base_install_never_imports_the_sdk() -> None:
