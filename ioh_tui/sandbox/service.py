@@ -39,9 +39,10 @@ from ioh_tui.sandbox.guard import GuardedSandbox
 from ioh_tui.sandbox.hidden import Guard
 from ioh_tui.sandbox.namespaces import NamespacesSandbox
 
-SERVICE_LIMITS = Limits(memory_mb=2048, output_bytes=None, max_processes=512)
-"""A server's rlimits: the memory backstop (RLIMIT_AS), file size and open files of a command;
-no CPU or wall clock, since it lives as long as the run."""
+SERVICE_LIMITS = Limits(output_bytes=None)
+"""A server's rlimits: the file size and open files of a command. No CPU or wall clock (it lives
+as long as the run) and no address-space cap: servers are often Node programs, and V8 reserves far
+more address space than it uses (`Limits.address_space_mb`)."""
 
 STOP_GRACE_S = 2.0
 """How long a server has to exit on its own once its stdin is closed (the MCP shutdown order)."""
