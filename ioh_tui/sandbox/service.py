@@ -131,7 +131,13 @@ async def start_service(
             not one of the rungs (only they know how to contain a process that outlives a call).
     """
     check_argv(argv)
-    with _launch(sandbox, argv, cwd, network=network, env=env, limits=limits) as launch:
+    guard: Guard | None = None
+    if isinstance(sandbox, GuardedSandbox):
+        guard = await asyncio.to_thread(sandbox.guard_for, Path(cwd))  # a walk of the workspace
+        sandbox = sandbox.inner
+    with _launch(
+        sandbox, argv, cwd, network=network, env=env, limits=limits, guard=guard
+    ) as launch:
         marker = (MARKER_KEY, uuid.uuid4().hex) if launch.marked else None
         child_env = dict(launch.env)
         if marker is not None:
@@ -164,12 +170,9 @@ def _launch(
     network: bool,
     env: Mapping[str, str] | None,
     limits: Limits,
+    guard: Guard | None,
 ) -> Iterator[Launch]:
     """How `sandbox` would start `argv` (kept open while the process is spawned)."""
-    guard: Guard | None = None
-    if isinstance(sandbox, GuardedSandbox):
-        guard = sandbox.guard_for(Path(cwd))
-        sandbox = sandbox.inner
     if isinstance(sandbox, BwrapSandbox | NamespacesSandbox):
         root, _ = resolve_dirs(cwd, ())
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
