@@ -162,6 +162,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
     from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
+    from ioh_tui.cli.extensions import build_hooks
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -193,6 +194,7 @@ def _app(args: argparse.Namespace) -> int:
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
         run = AppRun(new, provider, policy, sandbox, mcp=run_servers(args))
+        run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
     if args.command == "resume":
         decision = None

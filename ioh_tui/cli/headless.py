@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ioh_tui.cli.mcp_command import run_servers
+from ioh_tui.cli.extensions import build_hooks
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,
@@ -85,6 +86,10 @@ def _progress_line(event: ev.Event) -> str | None:
             line = f"run {event.run_id}: {event.goal} [{model}, sandbox {event.sandbox}]"
             if event.instructions:
                 line += f"\nproject instructions: {event.instructions} (pinned in every request)"
+            if event.skills:
+                line += f"\nskills: {', '.join(event.skills)} (named in every request)"
+            for warning in event.warnings:
+                line += f"\nWARNING: {warning}"
             if event.sandbox == "none":
                 line += "\nWARNING: --sandbox none: commands run with no containment at all"
             if (exposure := key_exposure(event.sandbox)) is not None:
@@ -120,6 +125,11 @@ def _within_step(event: ev.Event) -> str | None:
             return f"  context compacted: {event.tokens_before:,} -> {event.tokens_after:,} tokens"
         case ev.NoteAdded():
             return f"  note: {event.text}"
+        case ev.HookRan():
+            said = f": {event.reason}" if event.reason else ""
+            return f"  hook {event.label}: {event.outcome}{said}"
+        case ev.SkillLoaded():
+            return f"  skill {event.name} loaded" + (f" (file {event.file})" if event.file else "")
         case ev.VerificationFinished():
             return f"  gate {event.status}: {event.detail.splitlines()[0] if event.detail else ''}"
         case _:
@@ -164,6 +174,7 @@ def exec_command(args: argparse.Namespace) -> int:
     sandbox = build_sandbox(args)
     containment = build_containment(args)
     servers = run_servers(args)
+    hooks = build_hooks(args, contract.root)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
@@ -175,6 +186,7 @@ def exec_command(args: argparse.Namespace) -> int:
             observers=tuple(_observers(args.json)),
             cancel=cancel,
             mcp=servers,
+            hooks=hooks,
         )
         return await start(NewRun(contract, containment, driver_options(args)), parts)
 
@@ -215,6 +227,7 @@ def resume_command(args: argparse.Namespace) -> int:
             observers=tuple(_observers(args.json)),
             cancel=cancel,
             mcp=servers,
+            hooks=build_hooks(args, stored.root),
         )
         try:
             return await start(Resume(args.run_id, decision, overrides), parts)

@@ -21,6 +21,8 @@ Report = Callable[[tuple[str, ...], str], ConfigError]
 HOOK_EVENTS = ("pre_tool", "post_tool", "stop", "notification")
 _SERVER_KEYS = ("command", "args", "env", "cwd", "url", "headers_env")
 _HOOK_KEYS = ("match", "command", "timeout_s")
+HOOK_MAX_TIMEOUT_S = 600
+"""A hook holds up the call it runs at: ten minutes is the longest a file may ask for."""
 PROFILE_KEYS = {key.name: key for key in PROVIDER_KEYS}
 _SERVER_NAME = re.compile(r"[A-Za-z0-9-]{1,32}|(?=.{1,32}$)[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)+")
 """A server name prefixes its tools' names (`mcp__NAME__TOOL`, which providers limit to
@@ -144,20 +146,32 @@ def check_hooks(data: Any, report: Report) -> dict[str, Any]:
             command = hook["command"]
             if not (isinstance(command, str) and command) and not (_strings(command) and command):
                 raise report((*path, "command"), "must be a string or a non-empty list of strings")
-            if "match" in hook and not isinstance(hook["match"], str):
-                raise report((*path, "match"), "must be a string")
+            if "match" in hook:
+                _check_match(hook["match"], (*path, "match"), report)
             if "timeout_s" in hook:
                 value = hook["timeout_s"]
                 if (
                     isinstance(value, bool)
                     or not isinstance(value, int | float)
                     or not math.isfinite(value)
-                    or value <= 0
+                    or not 0 < value <= HOOK_MAX_TIMEOUT_S
                 ):
                     raise report(
-                        (*path, "timeout_s"), f"must be a number of seconds > 0, not {value!r}"
+                        (*path, "timeout_s"),
+                        f"must be a number of seconds > 0 and at most {HOOK_MAX_TIMEOUT_S}, "
+                        f"not {value!r}",
                     )
     return table
+
+
+def _check_match(value: Any, path: tuple[str, ...], report: Report) -> None:
+    """A hook's `match`: globs on the tool name separated by `|` (`*` or absent: every tool)."""
+    if not isinstance(value, str) or not value.strip():
+        raise report(path, "must be a glob on the tool name, such as exec or write_*|edit_file")
+    if any(not alt.strip() for alt in value.split("|")):
+        raise report(path, f"has an empty alternative between '|': {value!r}")
+    if any(ord(c) < 0x20 for c in value):
+        raise report(path, "must not hold control characters")
 
 
 def refuse_key_values(table: dict[str, Any], path: tuple[str, ...], report: Report) -> None:

@@ -42,6 +42,10 @@ class RunStarted(Event):
     """The model's context window in tokens, as the engine fits requests to it."""
     instructions: str | None = None
     """The project instructions file pinned in every request (`AGENTS.md`), if one was found."""
+    skills: list[str] = dataclasses.field(default_factory=list)
+    """The skills named in every request (the `skill` tool loads one)."""
+    warnings: list[str] = dataclasses.field(default_factory=list)
+    """What the run's set-up skipped and why (a `SKILL.md` without front matter, ...)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -274,6 +278,39 @@ class VerificationFinished(Event):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class HookRan(Event):
+    """A configured hook ran (docs/extending.md, "Hooks"), and what came of it."""
+
+    kind: ClassVar[str] = "hook_ran"
+    step: int
+    hook: str
+    """Its event: `pre_tool`, `post_tool`, `stop` or `notification`."""
+    label: str
+    """`EVENT#INDEX (command)`, as the trace names it."""
+    outcome: str
+    """`allow`, `deny`, `ask`, `rewrite`, `add`, `block`, `none` (no opinion), `ignored` (a
+    block past the limit), `notified`, or `failed` (it decided nothing)."""
+    tool: str | None = None
+    call_id: str | None = None
+    reason: str | None = None
+    """The hook's reason, what it added, or why it failed."""
+    duration_ms: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SkillLoaded(Event):
+    """The model loaded a skill's instructions (or one of its files) with the `skill` tool."""
+
+    kind: ClassVar[str] = "skill_loaded"
+    step: int
+    name: str
+    path: str
+    """The skill's `SKILL.md`."""
+    file: str | None = None
+    """The skill's file the model asked for, if any."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RunFinished(Event):
     """The run ended (or paused); the last event of a run."""
 
@@ -307,6 +344,8 @@ EngineEvent = (
     | BudgetsChanged
     | VerificationStarted
     | VerificationFinished
+    | HookRan
+    | SkillLoaded
     | RunFinished
 )
 
@@ -335,6 +374,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         BudgetsChanged,
         VerificationStarted,
         VerificationFinished,
+        HookRan,
+        SkillLoaded,
         RunFinished,
     )
 }

@@ -142,6 +142,7 @@ def _deps(
         raises=parts.raises,
         tree=containment is not None,
         mcp=parts.mcp,
+        hooks=parts.hooks,
     )
 
 
@@ -306,6 +307,8 @@ async def _driven(
                 resumed_from_step=resumed_from,
                 context_window=window_for(p.provider.model, s.contract.context_window),
                 instructions=p.instructions.name if p.instructions else None,
+                skills=[s.name for s in p.skills.skills],
+                warnings=list(p.skills.warnings),
             )
         )
         # The servers start after the lease (a second driver never starts them) and stop with

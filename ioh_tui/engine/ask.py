@@ -86,6 +86,8 @@ async def _request(p: Deps, s: RunState, n: int) -> Request:
     ]
     if p.instructions is not None:
         pinned.append(Message("user", p.instructions.block()))
+    if p.skills:
+        pinned.append(Message("user", p.skills.block()))
     if s.notes:
         pinned.append(Message("user", notes_block(s.notes)))
     fitted = s.context.fit(pinned, s.history, p.tools.specs)

@@ -46,6 +46,21 @@ class Preset:
     by: str
 
 
+@dataclass(frozen=True, slots=True)
+class HookWord:
+    """What the call's `pre_tool` hooks said (a deny never gets here: the call is refused first).
+
+    `ask` asks even where the policy allows; `allow` answers the policy's ask without a person;
+    neither moves a policy deny.
+    """
+
+    effect: Effect
+    """`Effect.ALLOW` or `Effect.ASK`."""
+    label: str
+    """The hook that said it (`pre_tool#0 (command)`)."""
+    reason: str = ""
+
+
 @dataclass(slots=True)
 class DecisionRules:
     """The run-wide part of the decisions: the policy and the rules remembered so far."""
@@ -76,6 +91,7 @@ class DecisionGate:
         who: Who,
         call_id: str,
         preset: Preset | None = None,
+        hook: HookWord | None = None,
     ) -> None:
         self._rules = rules
         self._workspace = workspace
@@ -87,6 +103,7 @@ class DecisionGate:
         self._who = who
         self._call_id = call_id
         self._preset = preset
+        self._hook = hook
 
     def verdict(self, act: Act, target: str, also: tuple[str, ...] = ()) -> Verdict:
         """The strictest verdict over the target, `also`, and a path's symlink-resolved form."""
@@ -122,6 +139,17 @@ class DecisionGate:
             )
         preset = self._preset
         presetting = preset is not None and (preset.act, preset.target) == (act, target)
+        hook = None if presetting else self._hook
+        if hook is not None and verdict.effect is not hook.effect:
+            if hook.effect is Effect.ALLOW:
+                # The hook answers the policy's ask; recorded as the hook's decision.
+                asked = replace(
+                    self._base, act=act, target=target, rule=verdict.rule, layer=verdict.layer
+                )
+                await self._record(asked, "approve", f"hook {hook.label}")
+                return Permit(target, content)
+            # The hook asks where the policy allows: asked as the hook's ask.
+            verdict = Verdict(Effect.ASK, f"{hook.label}: {hook.reason}"[:200], "hooks")
         if verdict.effect is Effect.ALLOW and not presetting:
             return Permit(target, content)
         request = ApprovalRequest(

@@ -8,9 +8,10 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.budgets import deadline
-from ioh_tui.engine.decide import DecisionGate, Preset
+from ioh_tui.engine.decide import DecisionGate, HookWord, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.guard import policy_guard
+from ioh_tui.engine.hooked import notifier, post_tool, pre_tool
 from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import ApprovalRequest, Policy, Verdict
@@ -26,7 +27,11 @@ _OUTPUT_EVENT_CHARS = 4000
 async def dispatch_call(
     p: Deps, s: RunState, n: int, position: int, call: ToolCall, preset: Preset | None
 ) -> ToolResult:
-    """Run one call and announce it before and after; every failure is an observation."""
+    """Run one call and announce it before and after; every failure is an observation.
+
+    A fresh call (not replayed, not a resumed decision) goes through its `pre_tool` hooks first
+    and its `post_tool` hooks after (`hooked.py`).
+    """
     who = p.who.fields()
     p.bus.emit(
         ev.ToolCallStarted(
@@ -46,8 +51,20 @@ async def dispatch_call(
             f"{call.arguments_error[:500]}",
             ok=False,
         )
-    else:
+    elif preset is not None or not p.hooks:
         result = await _run(p, s, n, position, call, preset)
+    else:
+        result = await _hooked(p, s, n, position, call)
+    if (skill := result.meta.get("skill")) is not None and result.ok:
+        p.bus.emit(
+            ev.SkillLoaded(
+                **who,
+                step=n,
+                name=str(skill),
+                path=str(result.meta.get("path", "")),
+                file=result.meta.get("file"),
+            )
+        )
     if result.deferred is None:
         p.bus.emit(
             ev.ToolCallFinished(
@@ -64,8 +81,27 @@ async def dispatch_call(
     return result
 
 
+async def _hooked(p: Deps, s: RunState, n: int, position: int, call: ToolCall) -> ToolResult:
+    """The call between its `pre_tool` and `post_tool` hooks."""
+    pre = await pre_tool(p, s, n, call)
+    if pre.refusal is not None:
+        return pre.refusal
+    result = await _run(p, s, n, position, pre.call, None, pre.word)
+    if result.deferred is not None:
+        return result
+    if pre.rewrote:
+        result = dataclasses.replace(result, output=f"{pre.rewrote}\n{result.output}")
+    return await post_tool(p, s, n, pre.call, result)
+
+
 async def _run(
-    p: Deps, s: RunState, n: int, position: int, call: ToolCall, preset: Preset | None
+    p: Deps,
+    s: RunState,
+    n: int,
+    position: int,
+    call: ToolCall,
+    preset: Preset | None,
+    hook: HookWord | None = None,
 ) -> ToolResult:
     tool = p.tools.get(call.name)
     who = p.who.fields()
@@ -86,7 +122,7 @@ async def _run(
         workspace=p.workspace,
         approver=p.approver,
         store=p.store,
-        emit=p.bus.emit,
+        emit=notifier(p, s, p.bus.emit),
         cancel=p.cancel,
         base=ApprovalRequest(
             act=Act.READ,
@@ -101,6 +137,7 @@ async def _run(
         who=p.who,
         call_id=call.id,
         preset=preset,
+        hook=hook,
     )
     ctx = ToolContext(
         workspace=p.workspace,

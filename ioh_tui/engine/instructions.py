@@ -8,17 +8,15 @@ A workspace's file is the project's, not the operator's: the policy still decide
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from ioh_tui.skills import read_bounded
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 """Looked for in this order; the first that is a readable file wins."""
 MAX_CHARS = 16_000
 """About 4,000 tokens: room for a real project's file, not for a dump that crowds the window."""
-_READ_BYTES = 1 << 20
-"""Read at most this much: the cap's characters, and a count of what was cut beyond them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +41,7 @@ class Instructions:
 def find_instructions(root: Path) -> Instructions | None:
     """The workspace's instructions file, if it has one (an unreadable one counts as none)."""
     for name in NAMES:
-        raw = _read_bounded(root / name)
+        raw = read_bounded(root / name)  # once, O_NOFOLLOW, at most a MiB
         if raw is None:
             continue
         text = raw.decode("utf-8", errors="replace").replace("\x00", "").strip()
@@ -51,19 +49,3 @@ def find_instructions(root: Path) -> Instructions | None:
             continue
         return Instructions(name, text[:MAX_CHARS], max(0, len(text) - MAX_CHARS))
     return None
-
-
-def _read_bounded(path: Path) -> bytes | None:
-    """The file's first bytes (enough for `MAX_CHARS` and the count of the rest), opened once.
-
-    `O_NOFOLLOW`: a link could point anywhere on the host, and checking then reading would let it
-    be swapped in between. A file of gigabytes is not read whole for a 16,000-character cap.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return file.read(_READ_BYTES)

@@ -29,6 +29,7 @@ from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import Preset, request_from_row
 from ioh_tui.engine.dispatch import dispatch_call, tool_row
 from ioh_tui.engine.gatework import traced
+from ioh_tui.engine.hooked import kept_going, notified_end
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import no_tool_call
 from ioh_tui.engine.session import held_below
@@ -237,7 +238,7 @@ async def after_step(p: Deps, s: RunState, n: int, *, called: bool, changed: boo
         raise Stop("cost_budget_exceeded", n, f"{s.tokens:,} tokens used of a {budget:,} budget")
     criterion = s.contract.verification
     if isinstance(criterion, NoGate):
-        if not called:
+        if not called and not await kept_going(p, s, n, "finished", None):
             raise Stop("finished", n)
         return
     if s.gate_checked and not changed:
@@ -262,6 +263,10 @@ async def after_step(p: Deps, s: RunState, n: int, *, called: bool, changed: boo
     await p.store.add_gate_attempt(p.run_id, n, criterion.describe(), outcome.status, detail)
     p.bus.emit(ev.VerificationFinished(**_who(p), status=outcome.status, detail=detail, step=n))
     if outcome:
+        gate = {"criterion": criterion.describe(), "status": outcome.status, "detail": detail}
+        if await kept_going(p, s, n, "success", gate):
+            s.gate_checked = False  # the run goes on: the criterion is judged again after it
+            return
         raise Stop("success", n)
     if outcome.status == "errored":
         # The gate could not judge (its program would not start): every later step would pay
@@ -348,6 +353,8 @@ async def finish(p: Deps, s: RunState, stop: Stop) -> RunResult:
         # An ask left open (a modal when the run was stopped) can never be answered now.
         await p.store.expire_approvals(p.run_id, f"expired: run {stop.outcome}")
     steps = await p.store.last_step(p.run_id)
+    # Before `run_finished`, the last event of a run: the notification hooks' rows come first.
+    await notified_end(p, s, steps, stop.outcome, detail)
     p.bus.emit(
         ev.RunFinished(**_who(p), outcome=stop.outcome, steps=steps, tokens=s.tokens, detail=detail)
     )

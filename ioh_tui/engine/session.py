@@ -6,6 +6,7 @@ a crash cut), for a resumed root (`api.py`) and an adopted child (`tree.py`) ali
 
 from __future__ import annotations
 
+from ioh_tui.config.locations import PROJECT_DIR, user_dir
 from ioh_tui.core.control import Stop
 from ioh_tui.core.errors import ResumeError
 from ioh_tui.core.transcript import Message
@@ -18,13 +19,16 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
 from ioh_tui.mcp import ServerSpec
+from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver, Decision
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.skills import Skills, find_skills
 from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.toolchain import detect
 from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, Tool, ToolSet, Workspace
 from ioh_tui.tools.registry import TREE_TOOLS
+from ioh_tui.tools.skill import skill_tool
 
 
 def root_deps(
@@ -41,11 +45,23 @@ def root_deps(
     raises: BudgetRaises | None,
     tree: bool,
     mcp: tuple[ServerSpec, ...] = (),
+    hooks: HookSet | None = None,
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
     tools: tuple[Tool, ...] = TREE_TOOLS
     if not tree:
         tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
+    skills = Skills()
+    if contract.mode == "workspace":
+        skills = find_skills(
+            # The user's first: a cloned project cannot shadow a skill the user wrote.
+            [
+                ("user", user_dir() / "skills"),
+                ("project", contract.root / PROJECT_DIR / "skills"),
+            ]
+        )
+    if skills:
+        tools = (*tools, skill_tool(skills))
     # Detected once per drive; single-file mode has no exec and no other files, so no project.
     found = detect(contract.root) if contract.mode == "workspace" else None
     return Deps(
@@ -64,8 +80,10 @@ def root_deps(
         toolchain=found,
         project=found.describe() if found is not None else None,
         instructions=find_instructions(contract.root) if contract.mode == "workspace" else None,
+        skills=skills,
         raises=raises,
         mcp=mcp,
+        hooks=hooks or HookSet(),
     )
 
 

@@ -8,6 +8,7 @@ reached through the `Spawner` protocol, so a flat run (`FLAT`) has no tree to br
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -24,9 +25,11 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import Instructions
 from ioh_tui.engine.stall import Progress
 from ioh_tui.mcp import ServerSpec
+from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.skills import Skills
 from ioh_tui.store import AttemptRow, Store
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolResult, ToolSet, Workspace
@@ -64,6 +67,10 @@ class Deps:
     """The gate commands' scratch directory: made at the first such gate, removed at the end."""
     mcp: tuple[ServerSpec, ...] = ()
     """The MCP servers a root drive starts (its sub-agents share their tools)."""
+    skills: Skills = field(default_factory=Skills)
+    """The skills found for the workspace, named in every request (workspace mode)."""
+    hooks: HookSet = field(default_factory=HookSet)
+    """The configured hooks (a project's only once the user agreed to them); children share them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +108,8 @@ class RunState:
     """The agent's notes (the `note` tool), pinned in every turn's context."""
     unbilled: list[Usage] = field(default_factory=list)
     """Model calls made for the step under way besides its turn (compactions): charged with it."""
+    notifying: set[asyncio.Task[None]] = field(default_factory=set)
+    """`notification` hooks under way (they never hold the run up; its end waits for them)."""
 
 
 class Spawner(Protocol):

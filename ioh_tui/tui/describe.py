@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from ioh_tui.core.events import HookRan, SkillLoaded
+
 LimitState = Literal["", "-warn", "-danger"]
 
 WARN_AT = 0.75
@@ -165,3 +167,13 @@ def visible(text: str) -> tuple[str, int]:
         return f"\\x{ord(match.group(0)):02x}"
 
     return _CONTROL.sub(escape, text), count
+
+
+def extension_line(event: HookRan | SkillLoaded) -> tuple[str, str]:
+    """A hook's run or a skill's load as one transcript line, and its style class."""
+    if isinstance(event, SkillLoaded):
+        what = f"file {event.file} of " if event.file else ""
+        return f"skill: loaded {what}{event.name} ({event.path})", "-skill"
+    on = f" on {event.tool}" if event.tool else ""
+    said = f": {one_line(event.reason, 160)}" if event.reason else ""
+    return f"hook {event.label}{on} → {event.outcome}{said}", f"-hook -hook-{event.outcome}"

@@ -179,7 +179,7 @@ class Trace:
     calls: list[ToolCallRow]
     approvals: list[ApprovalRow]
     refusals: list[PolicyEventRow]
-    """Acts the policy refused outright (they never reached a person)."""
+    """Acts the policy or a hook refused outright, and asks a hook answered (no person asked)."""
     gates: list[GateAttemptRow]
     provider_calls: list[ProviderCallRow]
     children: list[RunRow]
@@ -197,7 +197,11 @@ async def _trace(store: Store, run_id: int) -> Trace:
         steps=steps,
         calls=await store.tool_calls(run_id),
         approvals=await store.approvals(run_id),
-        refusals=[e for e in await store.policy_events(run_id) if e.kind == "refusal"],
+        refusals=[
+            e
+            for e in await store.policy_events(run_id)
+            if e.kind == "refusal" or (e.source or "").startswith("hook ")
+        ],
         gates=await store.gate_attempts(run_id),
         provider_calls=await store.provider_calls(run_id),
         children=await store.children(run_id),

@@ -194,6 +194,7 @@ async def drive(
                 cancel=cancel,
                 raises=raises,
                 mcp=run.mcp,
+                hooks=run.hooks,
             )
             return await start(request, parts)
         finally:

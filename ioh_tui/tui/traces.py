@@ -117,7 +117,8 @@ def decision_rows(trace: Trace) -> list[Row]:
     """Every decision in step order: step, act, target, answer, by, rule, layer, reason, kept.
 
     Asks answered (or left pending) come from the requests; refusals straight from the policy
-    are added with `policy` as the decider, since no person was asked.
+    are added with `policy` as the decider, since no person was asked, and what a hook decided
+    with `hook` (its name in the rule column).
     """
     items: list[tuple[int, int, Row]] = []
     for a in trace.approvals:
@@ -148,8 +149,8 @@ def decision_rows(trace: Trace) -> list[Row]:
                     str(e.step),
                     e.act,
                     one_line(e.target, 40),
-                    "refused",
-                    "policy",
+                    "refused" if e.kind == "refusal" else "approved",
+                    "hook" if (e.source or "").startswith("hook ") else "policy",
                     *_rule(e),
                     "",
                     "",

@@ -27,7 +27,7 @@ from textual.widgets import ContentSwitcher, Static, Tree
 
 from ioh_tui.core import events as ev
 from ioh_tui.tui.app_run import RunContext
-from ioh_tui.tui.describe import one_line
+from ioh_tui.tui.describe import extension_line, one_line
 from ioh_tui.tui.history import History
 from ioh_tui.tui.memory import stored_notes, stored_summary
 from ioh_tui.tui.messages import (
@@ -348,6 +348,8 @@ class RunScreen(Screen[None]):
                     self.run_id = event.run_id
                     self._facts(sandbox=sandbox, provider=provider)
                     self.status.activity = "started"
+                for warning in event.warnings:
+                    await transcript.note(f"warning: {warning}", "-warning", agent)
             case ev.StepStarted(step=step):
                 await transcript.start_step(step, agent, who)
                 self.status.activity = f"step {step}: waiting for the model"
@@ -423,6 +425,8 @@ class RunScreen(Screen[None]):
                 )
             case ev.RunFinished(outcome=outcome, detail=detail) if agent is None:
                 await self._finished(outcome, detail)
+            case ev.HookRan() | ev.SkillLoaded():
+                await transcript.note(*extension_line(event), agent)
             case _:
                 pass
 

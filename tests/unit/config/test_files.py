@@ -58,6 +58,18 @@ def _error(tmp_path: Path, text: str, scope: str = "user") -> str:
             "FILE:5: hooks.pre_tool[1].timeout_s: must be a number of seconds > 0",
         ),
         ('[[hooks.pre_tool]]\nmatch = "exec"\n', "FILE:1: hooks.pre_tool[0]: needs command"),
+        (
+            '[[hooks.pre_tool]]\nmatch = "exec||grep"\ncommand = "a"\n',
+            "FILE:2: hooks.pre_tool[0].match: has an empty alternative",
+        ),
+        (
+            '[[hooks.post_tool]]\nmatch = " "\ncommand = "a"\n',
+            "FILE:2: hooks.post_tool[0].match: must be a glob on the tool name",
+        ),
+        (
+            '[[hooks.stop]]\ncommand = "a"\ntimeout_s = 3600\n',
+            "FILE:3: hooks.stop[0].timeout_s: must be a number of seconds > 0 and at most 600",
+        ),
         ("[hooks]\non_start = []\n", "FILE:2: hooks.on_start: unknown key"),
         (
             '[mcp.servers.git]\ncommand = "mcp-git"\nurl = "http://x"\n',
