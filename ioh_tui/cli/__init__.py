@@ -161,8 +161,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
     from ioh_tui.cli.extensions import build_hooks
+    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,

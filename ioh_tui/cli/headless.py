@@ -9,8 +9,8 @@ import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ioh_tui.cli.mcp_command import run_servers
 from ioh_tui.cli.extensions import build_hooks
+from ioh_tui.cli.mcp_command import run_servers
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,

@@ -15,8 +15,8 @@ from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.tree import Containment
-from ioh_tui.mcp import ServerSpec
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox

@@ -18,8 +18,8 @@ from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
-from ioh_tui.mcp import ServerSpec
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox

@@ -24,8 +24,8 @@ from ioh_tui.engine.gatework import GateWork
 from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import Instructions
 from ioh_tui.engine.stall import Progress
-from ioh_tui.mcp import ServerSpec
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.engine import Resume, RunRequest, TaskContract
-from ioh_tui.mcp import ServerSpec
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
