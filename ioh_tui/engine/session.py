@@ -26,8 +26,8 @@ from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.skills import Skills, find_skills
 from ioh_tui.store import ApprovalRow, Store
 from ioh_tui.toolchain import detect
-from ioh_tui.tools import SINGLE_FILE_TOOLS, WORKSPACE_TOOLS, Tool, ToolSet, Workspace
-from ioh_tui.tools.registry import TREE_TOOLS
+from ioh_tui.tools import ToolSet, Workspace
+from ioh_tui.tools.registry import offered
 from ioh_tui.tools.skill import skill_tool
 
 
@@ -48,9 +48,8 @@ def root_deps(
     hooks: HookSet | None = None,
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
-    tools: tuple[Tool, ...] = TREE_TOOLS
-    if not tree:
-        tools = SINGLE_FILE_TOOLS if contract.mode == "single_file" else WORKSPACE_TOOLS
+    hints = f"{contract.goal}\n{contract.verification.describe()}"
+    tools = offered(contract.mode, tree=tree, root=contract.root, hints=hints)
     skills = Skills()
     if contract.mode == "workspace":
         skills = find_skills(

@@ -81,9 +81,10 @@ def _not_text(rel: str, path: Path, data: bytes) -> str:
         kind = f"a {suffix[1:].upper()} document"
     else:
         kind = _sniff(data)
+    hint = " (read_document reads documents)" if suffix in _DOCUMENT else ""
     return (
         f"[read {rel} refused] {rel} is {kind} ({len(data):,} bytes), not text; "
-        "read_file shows text only."
+        f"read_file shows text only{hint}."
     )
 
 

@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
+from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, wants_documents
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
+from ioh_tui.tools.specs import POSITIVE, STRING, spec
 from ioh_tui.tools.workspace import Escape
 
-
-def _spec(name: str, description: str, properties: dict[str, Any], required: list[str]) -> ToolSpec:
-    return ToolSpec(
-        name,
-        description,
-        {
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": False,
-        },
-    )
-
-
-_S = {"type": "string"}
-_I = {"type": "integer", "minimum": 1}
+# Short names: the specs below are read as a table.
+_spec, _S, _I = spec, STRING, POSITIVE
 
 READ_FILE = Tool(
     _spec(
@@ -138,9 +127,37 @@ NOTE_TOOL = Tool(
     note,
 )
 
-WORKSPACE_TOOLS = (READ_FILE, WRITE_FILE, EDIT_FILE, GREP, FIND, LIST_DIR, EXEC, NOTE_TOOL)
+WORKSPACE_TOOLS = (
+    READ_FILE,
+    WRITE_FILE,
+    EDIT_FILE,
+    GREP,
+    FIND,
+    LIST_DIR,
+    EXEC,
+    NOTE_TOOL,
+)
 SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
+
+
+def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool, ...]:
+    """The tools a run offers the model (decided when a drive starts, and again at a resume).
+
+    Every spec is sent with every request, so a family comes only where it can be of use:
+    the git tools where the workspace root is a repository's top level (`.git` there: a
+    directory, or a file for a linked worktree); the document tools where the task (`hints`:
+    its goal and criterion) names a document or the workspace holds one. A document tool whose
+    libraries are missing is still offered there, and says which extra to install.
+    """
+    if mode == "single_file":
+        return SINGLE_FILE_TOOLS
+    tools = TREE_TOOLS if tree else WORKSPACE_TOOLS
+    if (root / ".git").exists():
+        tools = (*tools, *GIT_TOOLS)
+    if wants_documents(root, hints):
+        tools = (*tools, *DOCUMENT_TOOLS)
+    return tools
 
 
 class ToolSource(Protocol):
