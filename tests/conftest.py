@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ioh_tui.engine import budgets
+
 # Imported unconditionally: if the kill switch cannot be imported, no test may run.
 from ioh_tui.providers import base as providers_base
 
@@ -26,6 +28,16 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
         if var.endswith("_API_KEY") or var.endswith("_MODEL") or var == "OPENAI_BASE_URL":
             monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(providers_base, "ALLOW_REMOTE", False)
+
+
+@pytest.fixture(autouse=True)
+def _brief_budget_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's runs hold for a budget offer at most half a second in tests.
+
+    Most app tests never answer the offer their run's last steps bring; the tests of the hold
+    itself (tests/tui/test_budget.py) set a long one again.
+    """
+    monkeypatch.setattr(budgets, "OFFER_WAIT_S", 0.5)
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from ioh_tui.core.transcript import (
     ThinkingPiece,
     Usage,
 )
-from ioh_tui.engine.budgets import deadline
+from ioh_tui.engine.budgets import apply_raises, deadline, hold_for_offers
 from ioh_tui.engine.ids import WhoFields
 from ioh_tui.engine.prompts import notes_block, system_prompt, task_block
 from ioh_tui.engine.stall import Progress
@@ -150,7 +150,15 @@ async def _summarise(p: Deps, s: RunState, n: int, request: Request) -> str | No
 
 
 async def _afford(p: Deps, s: RunState, n: int, prompt: int) -> None:
-    """Refuse to send a prompt that alone would pass what is left of a token budget."""
+    """Refuse to send a prompt that alone would pass what is left of a token budget.
+
+    A nearly spent budget a supervisor is offering to raise is held for first (its answer may
+    be a raise that lets the prompt through).
+    """
+    if await p.cancel.guard(hold_for_offers(p.raises, n, s.contract, s.tokens)):
+        s.contract = await apply_raises(
+            p.raises, s.contract, store=p.store, run_id=p.run_id, bus=p.bus, who=p.who
+        )
     budget = s.contract.token_budget
     if budget is not None and s.tokens + prompt > budget:
         raise Stop(

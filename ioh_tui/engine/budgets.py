@@ -5,10 +5,17 @@ values at its next budget check (`apply_raises`; the tree its ceiling, `raised_c
 them with the run (a resume keeps them too) and announces them with `BudgetsChanged`. Only
 raising is possible: a lower value is refused, because a budget cut below what is already spent
 would end the run by surprise.
+
+A supervisor that offers to raise a nearly spent budget (`BudgetRaises(offered=True)`, the app)
+is waited for: from `OFFER_FROM` of a step or token budget the next model call holds
+(`BudgetRaises.hold`) until the offer is answered (a raise, "let it finish", or a stop) or
+`OFFER_WAIT_S` pass, so a fast model cannot spend the budget while the offer is on screen. The
+time budget is not held for: holding would spend it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import replace
 from typing import Any
@@ -27,13 +34,23 @@ TREE_CEILING = "max_total_tokens"
 may be waiting on its children for most of the run."""
 RAISABLE = (*ROOT_BUDGETS, TREE_CEILING)
 """The budgets a supervisor can raise mid-run: the root agent's, and a tree's token ceiling."""
+OFFER_FROM = 0.8
+"""From this share of a budget on, a supervisor offers to raise it (and the engine holds)."""
+OFFER_WAIT_S = 120.0
+"""How long the engine holds for an unanswered offer before it goes on without an answer."""
 
 
 class BudgetRaises:
-    """Raised budgets waiting for the loop to take them."""
+    """Raised budgets waiting for the loop to take them, and the offers the loop holds for."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, offered: bool = False, wait_s: float | None = None) -> None:
         self._waiting: dict[str, Any] = {}
+        self.offered = offered
+        """Whether a supervisor offers to raise nearly spent budgets: the engine then holds."""
+        self.wait_s = OFFER_WAIT_S if wait_s is None else wait_s
+        """How long one hold lasts at most."""
+        self._answers: dict[tuple[str, float], asyncio.Event] = {}
+        self._closed = False
 
     def raise_to(self, **budgets: float) -> None:
         """Ask for higher budgets (`max_steps=20`, `time_budget_s=600`, `token_budget=50_000`).
@@ -49,6 +66,43 @@ class BudgetRaises:
         self._waiting.update(
             {k: int(v) if k != "time_budget_s" else float(v) for k, v in budgets.items()}
         )
+        # A raise answers the offer of that budget at any lower limit.
+        for (name, limit), answered in self._answers.items():
+            if name in budgets and limit < budgets[name]:
+                answered.set()
+
+    def answer(self, name: str, limit: float) -> None:
+        """The offer for `name` at `limit` was answered without a raise: stop holding for it."""
+        self._answered(name, limit).set()
+
+    def close(self) -> None:
+        """The run is stopping: release every hold, now and later."""
+        self._closed = True
+        for answered in self._answers.values():
+            answered.set()
+
+    async def hold(self, name: str, limit: float) -> bool:
+        """Wait for the answer to the offer of `name` at `limit`, at most `wait_s`, once.
+
+        Returns:
+            Whether it waited (the budgets may have been raised meanwhile).
+        """
+        if not self.offered or self._closed:
+            return False
+        answered = self._answered(name, limit)
+        if answered.is_set():
+            return False
+        try:
+            await asyncio.wait_for(answered.wait(), self.wait_s)
+        except TimeoutError:
+            answered.set()  # held once: a supervisor who is away does not stall every later step
+        return True
+
+    def _answered(self, name: str, limit: float) -> asyncio.Event:
+        answered = self._answers.setdefault((name, float(limit)), asyncio.Event())
+        if self._closed:
+            answered.set()
+        return answered
 
     @property
     def waiting(self) -> bool:
@@ -83,6 +137,29 @@ async def apply_raises(
     await store.update_contract(run_id, {**row.contract, **contract.to_dict()})
     bus.emit(ev.BudgetsChanged(**who.fields(), budgets=contract.budgets()))
     return contract
+
+
+def nearly_spent(used: float, limit: float | None) -> bool:
+    """Whether `used` reached the share of `limit` from which a supervisor offers a raise."""
+    return bool(limit) and used >= OFFER_FROM * float(limit or 0)
+
+
+async def hold_for_offers(
+    raises: BudgetRaises | None, step: int, contract: TaskContract, tokens: int
+) -> bool:
+    """Before a model call: hold for the offers of the root's nearly spent step and token budgets.
+
+    The step budget is offered while step `step` runs, the token budget once the committed
+    `tokens` reach `OFFER_FROM` of it. Returns whether it held (take the raises again).
+    """
+    if raises is None or not raises.offered:
+        return False
+    held = False
+    if contract.max_steps and nearly_spent(step, contract.max_steps):
+        held = await raises.hold("max_steps", contract.max_steps) or held
+    if contract.token_budget is not None and nearly_spent(tokens, contract.token_budget):
+        held = await raises.hold("token_budget", contract.token_budget) or held
+    return held
 
 
 def raised_ceiling(raises: BudgetRaises | None, ceiling: int | None) -> int | None:

@@ -27,7 +27,13 @@ from ioh_tui.context import window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.control import Stop
 from ioh_tui.core.transcript import Message, ToolCall
-from ioh_tui.engine.budgets import TREE_CEILING, BudgetRaises, raised_ceiling, time_left
+from ioh_tui.engine.budgets import (
+    TREE_CEILING,
+    BudgetRaises,
+    nearly_spent,
+    raised_ceiling,
+    time_left,
+)
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.contract import RunResult, TaskContract
 from ioh_tui.engine.decide import DecisionRules
@@ -150,6 +156,11 @@ class Tree:
         """
         await self.take_raise()
         ceiling = self.containment.max_total_tokens
+        # The ceiling's offer on screen is answered (or given up on) before the prompt is sent.
+        offered = self.raises is not None and ceiling is not None
+        if offered and nearly_spent(self.spent, ceiling) and await self._hold(ceiling or 0):
+            await self.take_raise()
+            ceiling = self.containment.max_total_tokens
         if self.halt_reason is None and ceiling is not None and self.spent + tokens > ceiling:
             self.halt_reason = (
                 f"the next request needs about {tokens:,} tokens and the tree's {ceiling:,}-token "
@@ -157,6 +168,9 @@ class Tree:
             )
             self.status()
         return self.halt_reason
+
+    async def _hold(self, ceiling: int) -> bool:
+        return self.raises is not None and await self.raises.hold(TREE_CEILING, ceiling)
 
     async def take_raise(self) -> None:
         """Fold a raised ceiling into the ledger, keep it with the root run, announce it.

@@ -160,12 +160,17 @@ class Replay:
                 (e["request"], completion_from_json(e["completion"]))
                 for e in read_recording(Path(path))
             ]
+            for number, (request, _) in enumerate(exchanges):
+                if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
+                    raise ConfigError(
+                        f"recording {path}: exchange {number} has no request messages"
+                    )
+            return cls(exchanges)  # hashes every request: deep nesting fails here too
         except (KeyError, TypeError, AttributeError) as exc:
             raise ConfigError(f"recording {path} is malformed: {exc!r}") from None
-        for number, (request, _) in enumerate(exchanges):
-            if not isinstance(request, dict) or not isinstance(request.get("messages"), list):
-                raise ConfigError(f"recording {path}: exchange {number} has no request messages")
-        return cls(exchanges)
+        except RecursionError:
+            # Python's JSON reader and writer recurse once per level of nesting.
+            raise ConfigError(f"recording {path} is nested too deeply to read") from None
 
     @property
     def name(self) -> str:

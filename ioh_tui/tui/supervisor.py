@@ -43,6 +43,11 @@ class Supervision(Protocol):
         """The engine's task (the workspace panes follow the run until it is done)."""
         ...
 
+    @property
+    def raises(self) -> BudgetRaises | None:
+        """Where an answered budget offer is told to the engine (which holds for it)."""
+        ...
+
 
 class RunSupervisor:
     """Starts, stops and raises the budgets of one run at a time, and keeps how it ended."""
@@ -93,7 +98,7 @@ class RunSupervisor:
         without waiting, and the engine must still get to record how the run ended.
         """
         self.cancel = cancel = CancelToken()
-        self.raises = BudgetRaises()
+        self.raises = BudgetRaises(offered=True)  # the run view offers raises: the engine holds
         self.engine = engine = asyncio.ensure_future(
             drive(
                 source,
@@ -121,6 +126,8 @@ class RunSupervisor:
         if self.cancel is None or not self.running:
             return False
         self.cancel.cancel(reason)
+        if self.raises is not None:
+            self.raises.close()  # a budget offer's hold ends with the run
         return True
 
     def raise_budget(self, name: str, limit: float) -> bool:
@@ -145,6 +152,8 @@ class RunSupervisor:
             return
         if self.cancel is not None:
             self.cancel.cancel("the app was closed")
+        if self.raises is not None:
+            self.raises.close()
         await asyncio.wait({engine}, timeout=grace_s)
         if engine.done() and not engine.cancelled() and engine.exception() is None:
             self.result = engine.result()

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioh_tui.core import events as ev
+from ioh_tui.engine.budgets import OFFER_FROM
 from ioh_tui.tui.describe import duration, money, tokens
 
 Clock = Callable[[], float]
 """Seconds from an arbitrary origin (`time.monotonic` in the app, a fixed value in snapshots)."""
 
 
-NEARLY_SPENT = 0.8
+NEARLY_SPENT = OFFER_FROM
 """From this share of a budget on, the app offers to raise it, stop, or let the run finish."""
 
 

@@ -13,6 +13,7 @@ using a criterion on its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,32 @@ class GateOutcome:
 
     def __bool__(self) -> bool:
         return self.status == "passed"
+
+
+_NOT_STARTED_EXITS = {
+    126: "exit 126: a program it runs could not be executed",
+    127: "exit 127: a program it runs was not found",
+}
+"""The shells' (and `env`'s) statuses for a program that could not be started."""
+_TOOLCHAIN_REFUSED = re.compile(
+    r"^error: (rustup could not choose a version|toolchain '[^']*' is not installed)"
+)
+"""rustup's proxy refusing before the real `rustc`/`cargo` ran (no default toolchain, or the
+one asked for is missing): nothing was compiled or tested."""
+
+
+def not_started(result: ExecResult) -> str | None:
+    """Why a command that exited never got to run what it was for, or None if it did.
+
+    Exit 126/127 (the program it starts could not be executed or found) and rustup refusing to
+    pick a toolchain are the gate not running, so `errored`: they say nothing of the work.
+    """
+    if result.exit_code in _NOT_STARTED_EXITS:
+        return _NOT_STARTED_EXITS[result.exit_code]
+    first = result.stderr.lstrip().partition("\n")[0]
+    if _TOOLCHAIN_REFUSED.match(first):
+        return f"the toolchain refused to start: {first.removeprefix('error: ')}"
+    return None
 
 
 class Criterion(Protocol):

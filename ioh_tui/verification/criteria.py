@@ -24,6 +24,7 @@ from ioh_tui.verification.base import (
     OnSubject,
     Stored,
     default_sandbox,
+    not_started,
     read_or_empty,
 )
 
@@ -232,6 +233,9 @@ class Command(Stored):
             return GateOutcome("failed", f"`{line}` was killed by signal {result.signal}", result)
         if result.exit_code == self.expect_exit:
             return GateOutcome("passed", f"`{line}` exited {result.exit_code}", result)
+        why = not_started(result)
+        if why is not None:
+            return GateOutcome("errored", f"`{line}` could not run: {why}", result)
         return GateOutcome(
             "failed", f"`{line}` exited {result.exit_code} (expected {self.expect_exit})", result
         )

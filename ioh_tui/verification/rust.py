@@ -42,6 +42,7 @@ from ioh_tui.verification.base import (
     InWorkspace,
     OnSubject,
     default_sandbox,
+    not_started,
     resolve_in,
 )
 
@@ -77,8 +78,9 @@ async def _step(
 ) -> ExecResult | GateOutcome:
     """Run one program of the gate: its result once it exited, else the outcome that decides.
 
-    A program that never ran (not installed, the sandbox refused) is `errored`; one that was
-    killed (a cap, a signal) is `failed`: it did not exit, so it cannot have passed.
+    A program that never ran (not installed, the sandbox refused, exit 126/127, rustup unable to
+    pick a toolchain) is `errored`; one that was killed (a cap, a signal) is `failed`: it did not
+    exit, so it cannot have passed.
     """
     try:
         result = await sandbox.run(
@@ -98,6 +100,9 @@ async def _step(
         return GateOutcome("failed", f"{what} was killed at its {result.cap_hit} cap", result)
     if result.exit_code is None:
         return GateOutcome("failed", f"{what} was killed by signal {result.signal}", result)
+    why = not_started(result)
+    if why is not None:
+        return GateOutcome("errored", f"{what} could not run: {why}", result)
     return result
 
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from textual.app import App, ComposeResult
+
+from ioh_tui.core import events as ev
 from ioh_tui.tui.widgets.agent_tree import AgentTree
+from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.tool_call import ToolCall
 from ioh_tui.tui.widgets.transcript import INLINE_AGENTS
 from tests.snapshots.apps.fleet import tree_app
@@ -31,12 +36,14 @@ async def test_a_node_per_child_with_final_states_and_spend(tmp_path: Path) -> N
         assert tree.display and screen.has_class("-tree")
         labels = [str(node.label) for node in tree.nodes_by_agent.values()]
         root = str(tree.root.label)
+        # The tree's header counts every agent; the tokens meter says it counts the root's.
+        assert screen.query_one("#meter-tokens", Meter).label == "tokens · root agent"
     assert all("✓" in label and "done" in label for label in labels), labels
     assert all("2 st · 1.9k tok" in label for label in labels), labels
     assert sorted(label.split(" · ")[1] for label in labels) == [
         f"child task {i}" for i in range(3)
     ]
-    assert "/100k tok" in root and "3 done" in root and "0 queued" in root
+    assert "tree 7.7k/100k tok (ceiling)" in root and "3 done" in root and "0 queued" in root
 
 
 async def test_queued_children_show_as_a_count(tmp_path: Path) -> None:
@@ -123,3 +130,47 @@ async def test_a_flat_run_has_no_tree_pane(tmp_path: Path) -> None:
         screen = run_screen(app)
         assert not screen.has_class("-tree")
         assert not screen.query_one(AgentTree).display
+
+
+class OneTree(App[None]):
+    """Just the tree pane, fed events by the test."""
+
+    def compose(self) -> ComposeResult:
+        yield AgentTree(id="tree")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "drawn"),
+    [
+        ("finished", "✓ agent 2 done"),
+        ("failed", "✗ agent 2 failed"),
+        ("stalled", "✗ agent 2 failed"),
+        ("awaiting_approval", "⏸ agent 2 paused on a decision"),
+        ("cancelled", "■ agent 2 cancelled"),
+        ("step_cap_reached", "▮ agent 2 stopped at a cap (steps)"),
+        ("time_budget_exceeded", "▮ agent 2 stopped at a cap (time)"),
+        ("cost_budget_exceeded", "▮ agent 2 stopped at a cap (tokens)"),
+    ],
+)
+async def test_an_ended_agent_is_drawn_as_it_ended(outcome: str, drawn: str) -> None:
+    app = OneTree()
+    async with app.run_test() as pilot:
+        tree = app.query_one(AgentTree)
+        events: list[ev.Event] = [
+            ev.RunStarted(run_id=1, agent_id=1, goal="root", mode="workspace", budgets={}),
+            ev.AgentSpawned(run_id=1, agent_id=2, parent_id=1, goal="child"),
+            ev.RunStarted(
+                run_id=1, agent_id=2, parent_id=1, goal="child", mode="workspace", budgets={}
+            ),
+            ev.AgentFinished(run_id=1, agent_id=2, parent_id=1, outcome=outcome),
+            ev.RunFinished(run_id=1, agent_id=1, outcome=outcome, steps=1, tokens=0),
+        ]
+        for event in events:
+            tree.apply(event)
+        tree.flush()
+        await pilot.pause()
+        child = str(tree.nodes_by_agent[2].label)
+        root = str(tree.root.label)
+    assert child.startswith(drawn), child
+    assert root.startswith(drawn.replace("agent 2", "root")), root
+    assert "tree 0 tok (no ceiling)" in root

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static, TextArea
 
 from ioh_tui.core.acts import Act
@@ -20,6 +21,11 @@ EXEC = ApprovalRequest(
     agent_label="agent 3",
     step=4,
 )
+
+
+def mode(modal: ApprovalModal) -> str:
+    """The open form, read afresh (a key press changes it)."""
+    return modal.mode
 
 
 def modal_of(app: ApprovalApp) -> ApprovalModal:
@@ -112,10 +118,53 @@ async def test_v_switches_to_a_split_view(tmp_path: Path) -> None:
     assert app.decision == Decision.approve()
 
 
-async def test_esc_on_the_choices_asks_the_app_to_stop(tmp_path: Path) -> None:
+async def test_esc_never_stops_the_run_it_opens_the_deny_reason_and_goes_back(
+    tmp_path: Path,
+) -> None:
+    # As in Claude Code and Codex: escape is "no, and tell it why", never "throw the run away".
     app = ApprovalApp(EXEC, remember_file=tmp_path / "p.toml")
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
+        modal = modal_of(app)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.stopped and app.decision is None
+        assert not app.stopped and app.screen is modal
+        assert mode(modal) == "deny" and app.focused is modal.query_one("#deny-reason")
+        await pilot.press("escape")  # the open sub-view closes: back to the choices
+        assert mode(modal) == "choices" and not app.stopped
+        await pilot.press("e", "escape")  # the same from the rewrite form
+        assert mode(modal) == "choices" and app.screen is modal
+        await pilot.press("escape", *"use -x", "enter")
+        await pilot.pause()
+    assert not app.stopped
+    assert app.decision == Decision.deny("use -x")
+
+
+@pytest.mark.parametrize("size", [(79, 23), (50, 12), (40, 8)])
+async def test_a_small_terminal_says_it_cannot_show_the_action_and_keeps_the_keys(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    preview = "--- a/c.py\n+++ b/c.py\n@@ -1,1 +1,1 @@\n-a - b\n+a + b\n"
+    request = ApprovalRequest(act=Act.WRITE, target="c.py", content="a + b\n", preview=preview)
+    app = ApprovalApp(request, remember_file=tmp_path / "p.toml")
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        modal = modal_of(app)
+        notice = str(modal.query_one("#ask-notice", Static).render())
+        assert "terminal too small to show the action in full" in notice
+        assert "shown in full" not in notice.replace("show the action in full", "")
+        choices = modal.query_one("#choices", Static)
+        # The answers are on screen, whole: inside the terminal and not cut short.
+        region = choices.region
+        assert region.height > 0 and region.bottom <= size[1], region
+        lines = choices.render_lines(choices.region.reset_offset)
+        assert "ctrl+c stop run" in " ".join(" ".join(line.text for line in lines).split())
+        await pilot.press("a")  # remember waits for a terminal that shows the action
+        assert mode(modal) == "choices"
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        notice = str(modal.query_one("#ask-notice", Static).render())
+        assert notice == "shown in full"
+        await pilot.press("y")
+        await pilot.pause()
+    assert app.decision == Decision.approve()

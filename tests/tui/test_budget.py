@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 
-from ioh_tui.engine import Containment, TaskContract, run_tree
+from ioh_tui.engine import Containment, TaskContract, budgets, run_tree
 from ioh_tui.policy import Policy
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
@@ -32,6 +33,12 @@ SLOW_READ = {"tool_calls": [READ_CALC], "usage": USAGE}
 WAITING = {**SLOW_READ, "delay_ms": 1500}
 
 
+@pytest.fixture(autouse=True)
+def _patient(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Here the engine holds for an offer as the app does (the suite shortens it elsewhere)."""
+    monkeypatch.setattr(budgets, "OFFER_WAIT_S", 60.0)
+
+
 async def test_raising_the_step_cap_lets_the_run_go_on(tmp_path: Path) -> None:
     app = build(tmp_path, SLOW_READ, SLOW_READ, WAITING, SLOW_READ, SLOW_READ, max_steps=3)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -44,6 +51,9 @@ async def test_raising_the_step_cap_lets_the_run_go_on(tmp_path: Path) -> None:
         assert field.value == "6" and field.has_focus
         field.value = "5"
         await pilot.press("enter")
+        # 4 of 5 is offered in turn; the run holds for that answer too.
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal) and app.screen is not offer)
+        await pilot.press("f")
         await finished(pilot)
         screen = run_screen(app)
         assert (screen.outcome, screen.totals.max_steps, screen.totals.step) == (
@@ -159,3 +169,48 @@ async def test_a_tree_its_ceiling_stopped_resumes_from_the_app_with_a_higher_one
     async with Store.open(db) as store:
         run = await store.run(stopped.run_id)
     assert run.contract["containment"]["max_total_tokens"] == int(budget.used * 2)
+
+
+async def test_a_fast_model_waits_for_the_offer_and_its_raise_is_taken(tmp_path: Path) -> None:
+    # No delay at all: without the hold the run reached its cap before the offer was read.
+    app = build(tmp_path, *[SLOW_READ] * 6, max_steps=3)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        assert offer.budget.describe() == "3 of 3 steps"
+        await pilot.pause(0.5)  # a fast model would have run on by now
+        screen = run_screen(app)
+        assert app.running and screen.outcome is None and screen.totals.step == 3
+        await pilot.press("r")
+        offer.query_one("#budget-limit", Input).value = "5"
+        await pilot.press("enter")
+        # 4 of 5 is offered in turn, and held for too: let it finish.
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal) and app.screen is not offer)
+        assert isinstance(app.screen, BudgetModal)
+        assert app.screen.budget.describe() == "4 of 5 steps"
+        await pilot.pause(0.3)
+        assert run_screen(app).totals.step == 4
+        await pilot.press("f")
+        await finished(pilot)
+    assert app.result is not None
+    assert (app.result.outcome, app.result.steps) == ("step_cap_reached", 5)
+
+
+async def test_a_fast_tree_waits_for_its_ceilings_offer(tmp_path: Path) -> None:
+    # No model delay: without the hold the next child's prompt found the ceiling too close and
+    # the tree halted while the offer was still on screen.
+    app = tree_app(tmp_path, 6, max_concurrent=1, ceiling=9000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        offer = app.screen
+        assert isinstance(offer, BudgetModal)
+        assert offer.budget.name == "max_total_tokens"
+        await pilot.pause(0.5)
+        screen = run_screen(app)
+        assert app.running and screen.totals.tree_tokens == 7680  # held: nothing more spent
+        await pilot.press("r")
+        await until(pilot, lambda: bool(offer.query("#budget-limit")))
+        await pilot.press("enter")  # the suggested 18,000
+        await finished(pilot)
+    assert app.result is not None and app.result.outcome == "finished"

@@ -10,15 +10,17 @@ from textual.message import Message
 
 from ioh_tui.engine import NewRun, TaskContract
 from ioh_tui.policy import Policy
-from ioh_tui.sandbox import select
+from ioh_tui.sandbox import probe, select
 from ioh_tui.store import Store
 from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.approval import ApprovalModal
+from ioh_tui.tui.screens.confirm_stop import ConfirmStopModal
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.help import HelpScreen
 from ioh_tui.tui.widgets.gate_status import GateStatus
 from ioh_tui.tui.widgets.meter import Meter
+from ioh_tui.tui.widgets.rung_warning import RungWarning
 from tests.tui.harness import (
     FIX_CALC,
     READ_CALC,
@@ -113,12 +115,16 @@ async def test_the_gate_evidence_of_a_failure_is_one_key_away(tmp_path: Path) ->
         assert app.running  # escape closed the evidence; it did not stop the run
 
 
-@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
-async def test_esc_and_ctrl_c_stop_the_run_with_outcome_cancelled(tmp_path: Path, key: str) -> None:
+@pytest.mark.parametrize(
+    "keys", [("escape", "y"), ("escape", "enter"), ("ctrl+c",)], ids=["esc y", "esc enter", "^c"]
+)
+async def test_esc_confirmed_and_ctrl_c_stop_the_run_with_outcome_cancelled(
+    tmp_path: Path, keys: tuple[str, ...]
+) -> None:
     app = build(tmp_path, SLOW)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: run_screen(app).totals.step == 1)
-        await pilot.press(key)
+        await pilot.press(*keys)
         await finished(pilot)
         assert run_screen(app).status.status == "■ cancelled"
     assert app.result is not None and app.result.outcome == "cancelled" and app.exit_status == 1
@@ -126,11 +132,25 @@ async def test_esc_and_ctrl_c_stop_the_run_with_outcome_cancelled(tmp_path: Path
         assert (await store.run(app.result.run_id)).outcome == "cancelled"
 
 
+@pytest.mark.parametrize("key", ["escape", "n"])
+async def test_esc_asks_first_and_esc_or_n_keeps_the_run(tmp_path: Path, key: str) -> None:
+    app = build(tmp_path, {"text": "Thinking a while.", "delay_ms": 2000})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: run_screen(app).totals.step == 1)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmStopModal))
+        await pilot.press(key)
+        await until(pilot, lambda: app.screen is run_screen(app))
+        assert app.running  # one stray escape (or two) never throws the run away
+        await finished(pilot)
+    assert app.result is not None and app.result.outcome != "cancelled"
+
+
 async def test_stopping_while_a_decision_waits_closes_the_modal(tmp_path: Path) -> None:
     app = build(tmp_path, {"tool_calls": [FIX_CALC], "usage": USAGE})
     async with app.run_test(size=(100, 30)) as pilot:
         await modal(pilot)
-        await pilot.press("escape")
+        await pilot.press("ctrl+c")  # escape there opens the deny reason; ctrl+c stops
         await finished(pilot)
         assert not isinstance(app.screen, ApprovalModal)
         assert not run_screen(app).status.waiting
@@ -213,3 +233,32 @@ async def test_the_none_sandbox_is_shown_loudly(tmp_path: Path) -> None:
         assert screen.has_class("-unsandboxed")
         assert screen.status.facts[0] == "UNSANDBOXED"
         assert "unconfined" in str(screen.query_one("#run-facts").render())
+
+
+@pytest.mark.parametrize("rung", ["floor", "none", "bwrap"])
+async def test_a_rung_that_contains_nothing_is_warned_across_the_top(
+    tmp_path: Path, rung: str
+) -> None:
+    # The same meaning as the WARNING `ioh-tui exec` prints for the floor and none.
+    if rung not in probe():
+        pytest.skip(f"{rung} is not available here")
+    project = calc_project(tmp_path / "project")
+    run = AppRun(
+        NewRun(TaskContract.workspace("look", project)),
+        scripted({"text": "Nothing to do."}),
+        sandbox=select(rung),
+    )
+    app = make_app(tmp_path / "store.db", run, clock=fixed_clock)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finished(pilot)
+        warning = run_screen(app).query_one(RungWarning)
+        text = " ".join(str(warning.render()).split())
+        shown = warning.display and warning.region.height > 0 and warning.region.y == 0
+    if rung == "bwrap":
+        assert not shown and text == ""
+        return
+    assert shown, "the warning is the first line of the run view"
+    backend = "portable-floor" if rung == "floor" else "none"
+    assert text.startswith(f"WARNING: sandbox {backend} contains nothing: commands")
+    for reach in ("the store", "its key", "your files", "the network"):
+        assert reach in text, reach

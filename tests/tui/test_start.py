@@ -170,7 +170,7 @@ async def test_esc_stops_a_running_run_and_once_it_ended_opens_the_start_screen(
     app = build(tmp_path, provider=provider, criterion=None)
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: provider.waiting)
-        await pilot.press("escape")  # running: stops it, stays in the run view
+        await pilot.press("escape", "y")  # running: stops it once confirmed, stays in the view
         await finished(pilot)
         assert app.result is not None and app.result.outcome == "cancelled"
         assert app.screen is run_screen(app)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -187,3 +189,28 @@ async def test_a_watch_that_cannot_start_is_a_notice_not_a_crash(tmp_path: Path)
         assert app.is_running and app.return_code is None
         ((severity, message),) = app.notices
         assert severity == "warning" and message.startswith("Workspace changes stopped")
+
+
+async def test_a_workspace_removed_when_the_run_ends_keeps_the_runs_changes(
+    tmp_path: Path,
+) -> None:
+    # As the demo does: its workspace is removed as soon as the run ends. That removal is not
+    # the run's change: the pane keeps what the run changed, not every file "deleted".
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    (root / "notes.md").write_text("notes\n")
+    app = LonePane()
+    async with app.run_test() as pilot:
+        pane = app.query_one(FileChanges)
+        run: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        worker = pane.watch_workspace(root, until=run)
+        await pilot.pause(0.3)
+        (root / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+        await until(pilot, lambda: "calc.py" in pane.changes)
+        run.set_result(None)
+        shutil.rmtree(root)
+        await until(pilot, lambda: worker.is_finished)
+        await pilot.pause(0.3)
+        assert {path: c.kind for path, c in pane.changes.items()} == {"calc.py": "modified"}
+        assert not app.notices

@@ -217,17 +217,30 @@ def _anthropic_blocks(turn: Turn, turn_index: int) -> list[Frame]:
     return frames
 
 
+def stream_error_type(message: str) -> str:
+    """The vendor type of a scripted mid-stream error.
+
+    `overloaded_error` when its message speaks of overload, else `api_error`. The scripted
+    provider classifies by it too, so a scripted `stream_error` is the same kind in-process and
+    over either wire.
+    """
+    return "overloaded_error" if "overload" in message.lower() else "api_error"
+
+
 def stream_error_frame(wire: str, message: str) -> bytes:
     """A mid-stream error event: OpenAI's top-level `error` data event, or Anthropic's `error`.
 
-    Anthropic's type is `overloaded_error` when the message speaks of overload, else `api_error`.
+    Anthropic's type is `stream_error_type(message)`. OpenAI's is `server_error`; it has no type
+    for overload, so an overload carries the HTTP-like code 529 instead, as OpenRouter sends it.
     """
     if wire == "openai":
+        if stream_error_type(message) == "overloaded_error":
+            return _data({"error": {"message": message, "code": 529}})
         return _data(
             {"error": {"message": message, "type": "server_error", "param": None, "code": None}}
         )
-    kind = "overloaded_error" if "overload" in message.lower() else "api_error"
-    return _event({"type": "error", "error": {"type": kind, "message": message}})
+    error = {"type": stream_error_type(message), "message": message}
+    return _event({"type": "error", "error": error})
 
 
 _OPENAI_ERRORS = {

@@ -19,8 +19,9 @@ from ioh_tui.core.transcript import (
     StreamSink,
     Usage,
 )
-from ioh_tui.providers.classify import classify_status
+from ioh_tui.providers.classify import classify_status, classify_stream_error
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
+from ioh_tui.providers.testing.fake_wire import stream_error_type
 from ioh_tui.providers.testing.scenario import (
     ErrorCursor,
     Scenario,
@@ -137,7 +138,10 @@ class ScriptedProvider:
         if cut_after is not None:
             raise ProviderError("transport", "the stream was cut mid-way (scripted disconnect)")
         if failure is not None and failure.stream_error is not None:
-            raise ProviderError("stream_error", failure.stream_error)
+            # Classified as the fake server's event for it is, so both paths fail alike.
+            raise classify_stream_error(
+                failure.stream_error, stream_error_type(failure.stream_error)
+            )
         input_tokens, output_tokens = turn_usage(turn, request)
         return Completion(
             text=turn.text,

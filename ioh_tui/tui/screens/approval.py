@@ -28,7 +28,12 @@ Mode = Literal["choices", "rewrite", "remember", "deny"]
 SPLIT_FROM = 140
 """Terminal width from which a diff opens side by side."""
 
-ANSWERS = "y approve · e rewrite · a remember… · n deny… · d defer · v split/unified · esc stop run"
+FULL_SIZE = (80, 24)
+"""The smallest terminal (columns, rows) the modal is laid out for; below it, it says so."""
+
+ANSWERS = (
+    "y approve · e rewrite · a remember… · n deny… (esc) · d defer · v split · ctrl+c stop run"
+)
 """All five answers, written on the modal itself."""
 
 
@@ -54,8 +59,8 @@ class ApprovalModal(ModalScreen[Decision]):
         Binding(
             "escape",
             "back",
-            "Back / stop run",
-            tooltip="Leave the form; on the choices, stop the run",
+            "Back / deny…",
+            tooltip="Leave the form; on the choices, open the deny reason (never stops the run)",
         ),
         # A modal screen hides the app's bindings (priority ones aside), so help is repeated here.
         Binding("f1,question_mark", "app.help", "Help", show=False),
@@ -136,6 +141,37 @@ class ApprovalModal(ModalScreen[Decision]):
         """Reflect the starting state."""
         self._refresh_preview()
         self.watch_waiting(self.waiting)
+        self._fit_terminal()
+
+    def on_resize(self) -> None:
+        """Say so while the terminal is too small to show the action in full."""
+        self._fit_terminal()
+
+    @property
+    def too_small(self) -> bool:
+        """Whether the terminal is below `FULL_SIZE`."""
+        width, height = self.app.size
+        return width < FULL_SIZE[0] or height < FULL_SIZE[1]
+
+    def _fit_terminal(self) -> None:
+        """Below 80×24: say the action cannot be shown in full, and keep the answer keys in view.
+
+        The `-small` layout drops the box's border and the why/who lines, and lets the body give
+        up its rows first, so the notice and the answers are the last things to go.
+        """
+        small = self.too_small
+        self.set_class(small, "-small")
+        notice = self.query_one("#ask-notice", Static)
+        if small:
+            width, height = self.app.size
+            notice.update(
+                f"terminal too small to show the action in full ({width}×{height}; "
+                f"{FULL_SIZE[0]}×{FULL_SIZE[1]} needed) · remember is off until it fits"
+            )
+        else:
+            notice.update(" · ".join(self.notices) or "shown in full")
+        notice.set_class(small or bool(self.notices), "-warning")
+        self.refresh_bindings()
 
     def watch_waiting(self, waiting: int) -> None:
         """Point at the queue once more than this decision waits."""
@@ -163,8 +199,8 @@ class ApprovalModal(ModalScreen[Decision]):
 
     @property
     def notices_block_remember(self) -> bool:
-        """Remembering is refused when part of the action could not be shown."""
-        return any(n.startswith("cannot show") for n in self.notices)
+        """Remembering is refused when part of the action could not be shown (or cannot now)."""
+        return self.too_small or any(n.startswith("cannot show") for n in self.notices)
 
     def action_approve(self) -> None:
         """y: approve as asked."""
@@ -193,11 +229,11 @@ class ApprovalModal(ModalScreen[Decision]):
         self.refresh_bindings()
 
     async def action_back(self) -> None:
-        """esc: leave a form; on the choices, stop the run (the app's stop)."""
-        if self.mode != "choices":
-            self.action_mode("choices")
-            return
-        await self.app.run_action("stop_run")
+        """esc: leave a form; on the choices, focus the deny reason ("no, and tell it why").
+
+        As in Claude Code and Codex, escape never throws the run away; ctrl+c stops it.
+        """
+        self.action_mode("choices" if self.mode != "choices" else "deny")
 
     def action_submit(self) -> None:
         """ctrl+s: approve the rewrite, or save the rule."""

@@ -38,6 +38,7 @@ from ioh_tui.tui.messages import (
     StopRequested,
 )
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
+from ioh_tui.tui.screens.confirm_stop import ConfirmStopModal
 from ioh_tui.tui.screens.desk import DecisionDesk
 from ioh_tui.tui.screens.gate import GateModal
 from ioh_tui.tui.screens.summary import SummaryModal
@@ -52,6 +53,7 @@ from ioh_tui.tui.widgets.key_bar import KeyBar
 from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.notes import Notes
 from ioh_tui.tui.widgets.processes import Processes
+from ioh_tui.tui.widgets.rung_warning import RungWarning
 from ioh_tui.tui.widgets.status_line import StatusLine
 from ioh_tui.tui.widgets.transcript import Transcript
 
@@ -81,7 +83,10 @@ class RunScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
-            "escape", "app.stop_run", "Stop run", tooltip="Stop the run now (outcome cancelled)"
+            "escape",
+            "confirm_stop",
+            "Stop run…",
+            tooltip="Stop the run (asks first; the outcome is cancelled)",
         ),
         Binding(
             "escape",
@@ -162,7 +167,8 @@ class RunScreen(Screen[None]):
         self._frame_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        """Transcript beside the side panel, then the status line and the keys."""
+        """A weak sandbox's warning, transcript beside the side panel, status line, keys."""
+        yield RungWarning(id="rung-warning")
         with Horizontal(id="body"):
             yield Transcript(id="transcript")
             yield AgentTree(id="agent-tree")
@@ -244,6 +250,8 @@ class RunScreen(Screen[None]):
         lines.append(f"sandbox: {UNCONFINED if unconfined else sandbox or '…'}")
         lines.append(f"workspace: {self._run_context.root.name}")
         self.query_one("#run-facts", Static).update("\n".join(lines))
+        if sandbox:
+            self.query_one(RungWarning).show(sandbox)
         facts = [self._run_context.label]
         if sandbox:
             facts.append(f"sandbox {sandbox}")
@@ -324,8 +332,10 @@ class RunScreen(Screen[None]):
             self._offer_budget()
         elif isinstance(event, ev.TreeStatus) and self.totals.tree_ceiling is not None:
             self._offer_budget()  # the tree's ceiling
-        if not root or isinstance(event, ev.TreeStatus):
+        if (not root or isinstance(event, ev.TreeStatus)) and not self.has_class("-tree"):
             self.add_class("-tree")
+            # The tree's header counts every agent's tokens: this meter says it is the root's.
+            self.query_one("#meter-tokens", Meter).relabel("tokens · root agent")
         if self.has_class("-tree") or root:
             self.agent_tree.apply(event)
         agent = None if root else event.agent_id
@@ -504,6 +514,10 @@ class RunScreen(Screen[None]):
     def _budget(self, budget: Budget, answer: BudgetAnswer | None) -> None:
         self.budget_offer = None
         if answer is None or answer.choice == "finish":
+            # The engine holds its next model call for this answer (a raise and a stop end the
+            # hold themselves, once the app has taken them).
+            if self.run.raises is not None:
+                self.run.raises.answer(budget.name, budget.limit)
             return
         if answer.choice == "stop":
             self._tell_app(StopRequested())
@@ -569,10 +583,21 @@ class RunScreen(Screen[None]):
             self.refresh_bindings()  # c now has a summary to open
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The summary key is offered once the agent shown has a compaction."""
+        """Stop is offered while the run goes; the summary once the agent shown has one."""
+        if action == "confirm_stop":
+            return self.run.running
         if action == "summary":
             return self.shown_agent in self.compactions
         return True
+
+    def action_confirm_stop(self) -> None:
+        """esc: ask before stopping the run; one stray key never throws a run away."""
+
+        def answered(stop: bool | None) -> None:
+            if stop and self.run.running:
+                self._tell_app(StopRequested())
+
+        self.app.push_screen(ConfirmStopModal(), callback=answered)
 
     def action_summary(self) -> None:
         """c: the latest compaction's summary, of the agent shown."""

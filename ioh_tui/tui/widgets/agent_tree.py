@@ -19,15 +19,51 @@ FLUSH_S = 0.1
 """How often changed labels are redrawn."""
 GOAL_WIDTH = 32
 
-GLYPHS = {"queued": "…", "running": "⋯", "waiting": "?", "done": "✓", "failed": "✗"}
+GLYPHS = {
+    "queued": "…",
+    "running": "⋯",
+    "waiting": "?",
+    "done": "✓",
+    "failed": "✗",
+    "paused": "⏸",
+    "cancelled": "■",
+    "capped": "▮",
+}
+"""A glyph per state, so the state reads without colour (NO_COLOR)."""
 STATE_WORDS = {
     "queued": "queued",
     "running": "running",
     "waiting": "waiting on you",
     "done": "done",
     "failed": "failed",
+    "paused": "paused on a decision",
+    "cancelled": "cancelled",
+    "capped": "stopped at a cap",
 }
-STYLES = {"waiting": "bold yellow", "done": "green", "failed": "red"}
+STYLES = {
+    "waiting": "bold yellow",
+    "done": "green",
+    "failed": "red",
+    "paused": "yellow",
+    "cancelled": "dim",
+    "capped": "yellow",
+}
+STATE_OF_OUTCOME = {
+    "success": "done",
+    "finished": "done",
+    "awaiting_approval": "paused",
+    "cancelled": "cancelled",
+    "step_cap_reached": "capped",
+    "time_budget_exceeded": "capped",
+    "cost_budget_exceeded": "capped",
+}
+"""How an ended agent is drawn; any other outcome (`failed`, `stalled`) is `failed`."""
+CAP_WORDS = {
+    "step_cap_reached": "steps",
+    "time_budget_exceeded": "time",
+    "cost_budget_exceeded": "tokens",
+}
+"""Which cap stopped a `capped` agent."""
 
 
 @dataclass(slots=True)
@@ -41,6 +77,8 @@ class AgentRow:
     activity: str = ""
     steps: int = 0
     tokens: int = 0
+    outcome: str = ""
+    """How the agent ended, once it has."""
 
 
 @dataclass(slots=True)
@@ -68,7 +106,7 @@ def agent_label(row: AgentRow) -> Text:
     """One agent's line: glyph, id, state, goal, activity, spend."""
     label = Text()
     label.append(f"{GLYPHS[row.state]} agent {row.agent_id} ", style=STYLES.get(row.state, ""))
-    label.append(STATE_WORDS[row.state], style=STYLES.get(row.state, ""))
+    label.append(state_words(row), style=STYLES.get(row.state, ""))
     if row.goal:
         label.append(f" · {one_line(row.goal, GOAL_WIDTH)}")
     if row.state in ("running", "waiting") and row.activity:
@@ -77,15 +115,30 @@ def agent_label(row: AgentRow) -> Text:
     return label
 
 
+def state_words(row: AgentRow) -> str:
+    """The state as words; a capped agent names its cap."""
+    if row.state == "capped" and row.outcome in CAP_WORDS:
+        return f"{STATE_WORDS['capped']} ({CAP_WORDS[row.outcome]})"
+    return STATE_WORDS[row.state]
+
+
 def root_label(row: AgentRow | None, ledger: Ledger) -> Text:
-    """The root's line: its state plus the tree-wide ledger against its ceiling."""
+    """The root's line: its state plus the tree-wide ledger against the tree's ceiling.
+
+    `tree N/M tok (ceiling)`: every agent's tokens together against the tree's ceiling. The run
+    view's tokens meter counts the root agent's own (`tokens · root agent`): each says which.
+    """
     label = Text()
     if row is not None:
         style = STYLES.get(row.state, "")
-        label.append(f"{GLYPHS[row.state]} root {STATE_WORDS[row.state]} · ", style)
-    ceiling = compact(ledger.token_ceiling) if ledger.token_ceiling is not None else "∞"
+        label.append(f"{GLYPHS[row.state]} root {state_words(row)} · ", style)
+    ceiling = (
+        f"/{compact(ledger.token_ceiling)} tok (ceiling)"
+        if ledger.token_ceiling is not None
+        else " tok (no ceiling)"
+    )
     label.append(
-        f"{compact(ledger.tokens)}/{ceiling} tok · {ledger.working} working"
+        f"tree {compact(ledger.tokens)}{ceiling} · {ledger.working} working"
         f" · {ledger.queued} queued · {ledger.done} done",
         style="bold",
     )
@@ -160,7 +213,8 @@ class AgentTree(Tree[int | None]):
             case ev.UsageReported(input_tokens=i, output_tokens=o):
                 row.tokens += i + o
             case ev.AgentFinished(outcome=outcome) | ev.RunFinished(outcome=outcome):
-                row.state = "done" if outcome in ("success", "finished") else "failed"
+                row.state = STATE_OF_OUTCOME.get(outcome, "failed")
+                row.outcome = outcome
                 if row.agent_id == self.root_agent:  # nothing works or waits after the root
                     self.ledger.working = self.ledger.queued = 0
             case _:

@@ -107,6 +107,10 @@ class FileChanges(Widget):
         async for batch in watcher.changes(self._stop):
             if self._gone:
                 return
+            if not watcher.root.is_dir():
+                # The workspace was removed (the demo's, as its run ended): that is not the run's
+                # change, and what the run changed was read before (the pane keeps it).
+                return
             await self.apply(batch)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

@@ -175,12 +175,15 @@ async def test_a_disconnect_is_a_transport_error_and_is_retried(
 async def test_a_mid_stream_error_is_classified_by_its_type_and_retried(
     wire: str, factory: Factory, message: str, kind: str
 ) -> None:
-    # The events carry the vendors' real types (OpenAI `server_error`; Anthropic `api_error`, or
-    # `overloaded_error` when the message says so), which our clients classify by type.
+    # The events carry the vendors' real types (OpenAI `server_error`, or OpenRouter's code 529
+    # for overload; Anthropic `api_error`, or `overloaded_error`), which our clients classify.
     script = scenario({**ANSWER, "errors": [{"stream_error": message}]})
     failed, _, _, _ = await ask(script, wire, factory, retries=0)
     assert isinstance(failed, ProviderError)
-    assert failed.kind == (kind if wire == "anthropic" else "server")
+    assert failed.kind == kind
+    with pytest.raises(ProviderError) as in_process:
+        await ScriptedProvider(script, max_retries=0).complete(REQUEST)
+    assert in_process.value.kind == failed.kind  # the same failure in-process as over the wire
     assert failed.retryable
     assert message in str(failed)
     recovered, server, _, _ = await ask(script, wire, factory, retries=1)

@@ -135,8 +135,10 @@ def test_a_recording_that_runs_out_ends_the_run_failed_saying_so(
         (None, "cannot read recording"),
         ("{}\n", "is not an ioh-tui recording"),
         ('{"ioh_tui": "0.1.0"}\n', "holds no answers"),
+        ("[" * 100_000 + "\n", "nested too deeply"),
+        ('{"ioh_tui": "0.1.0"}\n{"request": ' + "[" * 100_000 + "\n", "nested too deeply"),
     ],
-    ids=["missing", "not a recording", "empty"],
+    ids=["missing", "not a recording", "empty", "deep first line", "deep exchange"],
 )
 def test_a_replay_file_that_cannot_serve_is_one_line_exit_2(
     project: Path, tmp_path: Path, content: str | None, said: str

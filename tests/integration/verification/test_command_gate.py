@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -38,3 +39,36 @@ async def test_a_timed_out_command_never_passes(tmp_path: Path) -> None:
 async def test_a_missing_program_is_errored(tmp_path: Path) -> None:
     outcome = await Command(["no-such-program-ioh"]).passes_in(tmp_path, select("floor"))
     assert outcome.status == "errored" and "program not found" in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [
+        ("no-such-program-ioh", "exit 127: a program it runs was not found"),
+        ("./not-executable", "exit 126: a program it runs could not be executed"),
+    ],
+    ids=["127", "126"],
+)
+async def test_a_program_the_command_could_not_start_is_errored(
+    tmp_path: Path, script: str, said: str
+) -> None:
+    (tmp_path / "not-executable").write_text("echo hi\n")  # no execute bit
+    outcome = await Command(["sh", "-c", script]).passes_in(tmp_path, select("floor"))
+    assert outcome.status == "errored", outcome
+    assert said in outcome.detail
+
+
+async def test_an_expected_127_still_passes(tmp_path: Path) -> None:
+    gate = Command(["sh", "-c", "no-such-program-ioh"], expect_exit=127)
+    assert (await gate.passes_in(tmp_path, select("floor"))).status == "passed"
+
+
+@pytest.mark.skipif(shutil.which("rustup") is None, reason="rustup is not installed")
+async def test_a_toolchain_that_cannot_be_chosen_is_errored(tmp_path: Path) -> None:
+    # rustup with an empty home has no default toolchain: its proxy refuses before rustc runs.
+    empty = tmp_path / "rustup-home"
+    empty.mkdir()
+    argv = ["env", f"RUSTUP_HOME={empty}", "rustc", "--version"]
+    outcome = await Command(argv).passes_in(tmp_path, select("floor"))
+    assert outcome.status == "errored", outcome
+    assert "the toolchain refused to start: rustup could not choose a version" in outcome.detail

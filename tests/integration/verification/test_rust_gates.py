@@ -144,3 +144,16 @@ async def test_contained_sandbox_still_finds_the_toolchain() -> None:
     assert os.environ.get("HOME")
     outcome = await RustTestPasses(TEST).passes(Path("lib.rs"), GOOD, select("bwrap"))
     assert outcome.status == "passed", outcome
+
+
+@pytest.mark.skipif(shutil.which("rustup") is None, reason="rustup is not installed")
+async def test_rustc_that_cannot_choose_a_toolchain_is_errored_not_failed(
+    floor: Sandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The gate hands rustc the real RUSTUP_HOME; an empty one has no toolchain to choose.
+    empty = tmp_path / "rustup-home"
+    empty.mkdir()
+    monkeypatch.setenv("RUSTUP_HOME", str(empty))
+    outcome = await CompilesRust().passes(Path("lib.rs"), GOOD, floor)
+    assert outcome.status == "errored", outcome
+    assert "rustc could not run: the toolchain refused to start" in outcome.detail

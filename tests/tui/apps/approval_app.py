@@ -40,5 +40,5 @@ class ApprovalApp(App[None]):
         self.decision = decision
 
     def action_stop_run(self) -> None:
-        """What the real app does on esc from the choices: here, only noted."""
+        """What the real app does when asked to stop the run: here, only noted."""
         self.stopped = True

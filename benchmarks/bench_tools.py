@@ -1,0 +1,146 @@
+"""The tool families: each tool's time on a typical file, and each extra's installed size.
+
+Prints figures; asserts nothing. Tools run as a run runs them: through the sandbox the machine
+selects (bubblewrap where installed), with a permissive decider, so the time is the tool's own
+(the sandbox launch included: a document tool starts one worker per call, a git tool one git).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from ioh_tui.core.acts import Act
+from ioh_tui.sandbox import select
+from ioh_tui.tools import Permit, ToolContext, ToolSet, Workspace
+from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS
+
+EXTRAS = {
+    "documents": ["python-docx", "openpyxl", "python-pptx", "pypdf", "reportlab", "lxml", "pillow"],
+}
+"""Each extra's distributions (with the heavy dependencies they bring)."""
+ROUNDS = 5
+
+REPORT = {
+    "blocks": [
+        {"heading": "Report", "level": 1},
+        *({"paragraph": f"Paragraph {i}: " + "words " * 30} for i in range(40)),
+        {"table": [["item", "cost"], *([f"row {i}", str(i)] for i in range(30))]},
+    ]
+}
+SHEET = {"sheets": [{"name": "Data", "rows": [[f"r{i}", i, i * 1.5] for i in range(500)]}]}
+DECK = {"slides": [{"title": f"Slide {i}", "body": ["point a", "point b"]} for i in range(10)]}
+
+
+async def _allow(act: Act, target: str, **kw: Any) -> Permit:
+    return Permit(target, kw.get("content"))
+
+
+def _context(root: Path) -> ToolContext:
+    return ToolContext(Workspace.at(root), _allow, lambda _: True, select("auto"))
+
+
+async def _time(tools: ToolSet, ctx: ToolContext, name: str, args: Mapping[str, Any]) -> float:
+    times = []
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        result = await tools.dispatch(name, args, ctx)
+        times.append(time.perf_counter() - started)
+        if not result.ok:
+            raise RuntimeError(f"{name}: {result.output}")
+    return statistics.median(times) * 1000
+
+
+async def _tools(root: Path) -> list[tuple[str, str, float]]:
+    ctx = _context(root)
+    docs = ToolSet(DOCUMENT_TOOLS)
+    rows = []
+    for path, content in (
+        ("r.docx", REPORT),
+        ("r.pdf", REPORT),
+        ("s.xlsx", SHEET),
+        ("d.pptx", DECK),
+    ):
+        rows.append(
+            (
+                "write_document",
+                path,
+                await _time(docs, ctx, "write_document", {"path": path, "content": content}),
+            )
+        )
+        rows.append(
+            ("read_document", path, await _time(docs, ctx, "read_document", {"path": path}))
+        )
+    edit = {"path": "r.docx", "edits": [{"table": 1, "row": 2, "col": 2, "text": "x"}]}
+    rows.append(("edit_document", "r.docx", await _time(docs, ctx, "edit_document", edit)))
+    rows.append(
+        (
+            "pdf_watermark",
+            "r.pdf",
+            await _time(
+                docs, ctx, "pdf_watermark", {"path": "r.pdf", "text": "DRAFT", "output": "w.pdf"}
+            ),
+        )
+    )
+    rows.append(
+        (
+            "pdf_merge",
+            "2 files",
+            await _time(docs, ctx, "pdf_merge", {"paths": ["r.pdf", "w.pdf"], "output": "m.pdf"}),
+        )
+    )
+    rows.append(
+        (
+            "pdf_split",
+            "r.pdf",
+            await _time(docs, ctx, "pdf_split", {"path": "m.pdf", "pages": "1", "output": "p.pdf"}),
+        )
+    )
+    git = ToolSet(GIT_TOOLS)
+    _repository(root)
+    rows.append(("git_status", "200 files", await _time(git, ctx, "git_status", {})))
+    rows.append(("git_add", "1 file", await _time(git, ctx, "git_add", {"paths": ["f1.py"]})))
+    rows.append(("git_diff", "staged", await _time(git, ctx, "git_diff", {"staged": True})))
+    return rows
+
+
+def _repository(root: Path) -> None:
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for i in range(200):
+        (root / f"f{i}.py").write_text(f"x = {i}\n")
+
+
+def _size(names: list[str]) -> float:
+    total = 0
+    for name in names:
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            continue
+        for file in files:
+            located = Path(str(file.locate()))
+            if located.is_file():
+                total += located.stat().st_size
+    return total / 2**20
+
+
+def main() -> None:
+    """Print a table of tool times and extra sizes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = asyncio.run(_tools(Path(tmp)))
+    print(f"sandbox: {select('auto').backend}; median of {ROUNDS} calls")
+    for name, what, ms in rows:
+        print(f"{name:16} {what:10} {ms:8.1f} ms")
+    for extra, names in EXTRAS.items():
+        print(f"extra {extra}: {_size(names):.1f} MB installed ({', '.join(names)})")
+
+
+if __name__ == "__main__":
+    main()
