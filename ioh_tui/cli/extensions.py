@@ -20,7 +20,8 @@ def build_hooks(args: argparse.Namespace, root: Path) -> HookSet:
     Raises:
         ConfigError: a bad configuration file or trust record.
     """
-    config = effective_config(args)
+    # The files of the run's own workspace (a resumed run's is the stored one, not the cwd).
+    config = effective_config(argparse.Namespace(**{**vars(args), "workspace": str(root)}))
     agreed = tuple(project_sections(config)) if getattr(args, "trust_project", False) else ()
     kept, left_out = keep_trusted(config, root, TrustBook(), agreed=agreed)
     if "hooks" in left_out:

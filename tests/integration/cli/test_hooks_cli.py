@@ -104,3 +104,33 @@ def test_the_users_hooks_need_no_agreement(project: Path, tmp_path: Path) -> Non
     (finished,) = [e for e in events if e["event"] == "tool_call_finished"]
     assert finished["output"].endswith("user hook saw exec")
     assert [e["outcome"] for e in events if e["event"] == "hook_ran"] == ["add"]
+
+
+def test_a_resumed_run_uses_its_own_workspaces_hooks(project: Path, tmp_path: Path) -> None:
+    project_hook(project)
+    store = str(tmp_path / "runs.db")
+    scenario = write_scenario(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "exec", "arguments": {"argv": ["echo", "first"]}}]},
+        {"tool_calls": [{"name": "exec", "arguments": {"argv": ["rm", "calc.py"]}}]},
+        {"text": "done"},
+    )
+    started = ioh(
+        "exec", "tidy up", "--scenario", str(scenario), "--workspace", str(project),
+        "--store", store, "--on-approval", "defer", "--trust-project", "--json",
+    )  # fmt: skip
+    assert started.returncode == 4, started.stderr
+    run_id = json.loads(started.stdout.splitlines()[0])["run_id"]
+    # Resumed from elsewhere: the hooks are those of the run's workspace, not of the cwd.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = ioh(
+        "resume", str(run_id), "--decide", "approve", "--headless", "--json",
+        "--store", store, "--trust-project",
+        cwd=elsewhere,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (project / "calc.py").exists()
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    denied = [e for e in events if e["event"] == "hook_ran" and e["outcome"] == "deny"]
+    assert [e["tool"] for e in denied] == ["exec"]
