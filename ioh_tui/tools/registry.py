@@ -9,7 +9,13 @@ from typing import Any, Protocol
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
-from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, wants_documents
+from ioh_tui.tools.families import (
+    DOCUMENT_TOOLS,
+    GIT_TOOLS,
+    SCAN_TOOLS,
+    wants_documents,
+    wants_scans,
+)
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
@@ -147,8 +153,9 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
     Every spec is sent with every request, so a family comes only where it can be of use:
     the git tools where the workspace root is a repository's top level (`.git` there: a
     directory, or a file for a linked worktree); the document tools where the task (`hints`:
-    its goal and criterion) names a document or the workspace holds one. A document tool whose
-    libraries are missing is still offered there, and says which extra to install.
+    its goal and criterion) names a document or the workspace holds one; the scan tools (OCR,
+    barcodes) where the task names them. A tool whose libraries are missing is still offered
+    there, and says which extra to install.
     """
     if mode == "single_file":
         return SINGLE_FILE_TOOLS
@@ -157,6 +164,8 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
         tools = (*tools, *GIT_TOOLS)
     if wants_documents(root, hints):
         tools = (*tools, *DOCUMENT_TOOLS)
+    if wants_scans(hints):
+        tools = (*tools, *SCAN_TOOLS)
     return tools
 
 
