@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument(
         "--trust-project", action="store_true", help="agree to the project's own sections first"
     )
+    from ioh_tui.cli.mcp_command import add_mcp_parser
+
+    add_mcp_parser(sub)
 
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
@@ -158,6 +161,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli.rules_command import rules_command
 
         return rules_command(args)
+    if command == "mcp":
+        from ioh_tui.cli.mcp_command import mcp_command
+
+        return mcp_command(args)
     if command in ("runs", "show", "approvals"):
         from ioh_tui.cli import trace
 
@@ -176,6 +183,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
     from ioh_tui.cli.extensions import build_hooks
+    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -206,6 +214,7 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
+        run = AppRun(new, provider, policy, sandbox, mcp=run_servers(args))
         run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
         # What the person agrees to in the app's trust modal is used: policy and hooks rebuilt.
         trust = _trust_question(
@@ -227,9 +236,14 @@ def _app(args: argparse.Namespace) -> int:
         stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        run = AppRun(request, provider, stored_policy, sandbox)
+        run = AppRun(request, provider, stored_policy, sandbox, mcp=run_servers(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
-    return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
+    return launch(
+        store,
+        demo=args.command == "demo",
+        stored_provider=stored_provider,
+        mcp=start_screen_lister(args),
+    )
 
 
 def _trust_question(

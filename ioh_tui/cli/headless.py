@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ioh_tui.cli.extensions import build_hooks
+from ioh_tui.cli.mcp_command import run_servers
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,
@@ -177,6 +178,7 @@ def exec_command(args: argparse.Namespace) -> int:
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
     containment = build_containment(args)
+    servers = run_servers(args)
     hooks = build_hooks(args, contract.root)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
@@ -188,6 +190,7 @@ def exec_command(args: argparse.Namespace) -> int:
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
+            mcp=servers,
             hooks=hooks,
         )
         return await start(NewRun(contract, containment, driver_options(args)), parts)
@@ -207,6 +210,7 @@ def resume_command(args: argparse.Namespace) -> int:
         say(f"ioh-tui: {line}", err=True)
     policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
+    servers = run_servers(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
@@ -229,6 +233,7 @@ def resume_command(args: argparse.Namespace) -> int:
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
+            mcp=servers,
             hooks=build_hooks(args, stored.root),
         )
         try:

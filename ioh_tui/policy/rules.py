@@ -63,7 +63,7 @@ class Policy:
 
     @classmethod
     def default(cls) -> Policy:
-        """Read allow, write ask, exec ask, net deny; secrets (`.env`, keys) denied outright."""
+        """Read allow, write ask, exec ask, net deny, mcp ask; secrets (`.env`, keys) denied."""
         rules = tuple(
             Rule(act, Effect.DENY, pattern)
             for pattern in SECRET_PATTERNS
@@ -158,6 +158,18 @@ class Policy:
     def deny_net(self, pattern: str, *more: str) -> Policy:
         """Refuse connecting to matching `host[:port]` targets."""
         return self.rule(Act.NET, Effect.DENY, pattern, *more)
+
+    def allow_mcp(self, pattern: str, *more: str) -> Policy:
+        """Allow calls to matching MCP tools (`SERVER/TOOL`; `SERVER/*` for all of a server's)."""
+        return self.rule(Act.MCP, Effect.ALLOW, pattern, *more)
+
+    def ask_mcp(self, pattern: str, *more: str) -> Policy:
+        """Ask before calls to matching MCP tools (`SERVER/TOOL`)."""
+        return self.rule(Act.MCP, Effect.ASK, pattern, *more)
+
+    def deny_mcp(self, pattern: str, *more: str) -> Policy:
+        """Refuse calls to matching MCP tools (`SERVER/TOOL`)."""
+        return self.rule(Act.MCP, Effect.DENY, pattern, *more)
 
     # -- evaluation ------------------------------------------------------------------------------
 

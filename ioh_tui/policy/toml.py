@@ -1,11 +1,11 @@
 """The serialized forms of a policy: a plain data shape (JSON) and TOML, both strictly validated.
 
 Both forms share one shape, `{"layers": [{"name", "rules": [{"act", "effect", "pattern"}]}],
-"defaults": {"read", "write", "exec", "net"}}`; TOML nests it under a `[policy]` table. Reading is
-strict because a policy is a security boundary: an unknown key is far more likely a typo that
-silently drops a deny (`patern = ".env"`) than an extension, so it is an error, reported on one line
-that names the key path (`policy.layers[1].rules[0].effect`). TOML is written by hand so the
-package needs nothing beyond the standard library, and reading it back gives the same policy.
+"defaults": {"read", "write", "exec", "net", "mcp"}}`; TOML nests it under a `[policy]` table.
+Reading is strict because a policy is a security boundary: an unknown key is far more likely a
+typo that silently drops a deny (`patern = ".env"`) than an extension, so it is an error, reported
+on one line that names the key path (`policy.layers[1].rules[0].effect`). TOML is written by hand
+so the package needs nothing beyond the standard library, and reading it back gives the same policy.
 """
 
 from __future__ import annotations

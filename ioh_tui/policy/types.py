@@ -90,11 +90,13 @@ class Defaults:
     write: Effect = Effect.ASK
     exec: Effect = Effect.ASK
     net: Effect = Effect.DENY
+    mcp: Effect = Effect.ASK
+    """A policy written before MCP calls were governed asks about them when read again."""
 
     @classmethod
     def every(cls, effect: Effect) -> Defaults:
-        """The same effect for all four acts."""
-        return cls(read=effect, write=effect, exec=effect, net=effect)
+        """The same effect for every act."""
+        return cls(read=effect, write=effect, exec=effect, net=effect, mcp=effect)
 
     def of(self, act: Act) -> Effect:
         """The default effect of `act`."""
@@ -112,4 +114,5 @@ class Defaults:
             write=self.write.stricter(other.write),
             exec=self.exec.stricter(other.exec),
             net=self.net.stricter(other.net),
+            mcp=self.mcp.stricter(other.mcp),
         )

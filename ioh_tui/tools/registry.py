@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
@@ -169,28 +169,58 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
     return tools
 
 
+class ToolSource(Protocol):
+    """Tools that come and go during a run (an MCP server's, refreshed when it says so)."""
+
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools offered now."""
+        ...
+
+
 class ToolSet:
-    """Tools by name; dispatch turns every tool failure into an observation."""
+    """Tools by name; dispatch turns every tool failure into an observation.
+
+    The fixed tools come first; attached sources add theirs, read again at every step, and never
+    replace a fixed tool of the same name.
+    """
 
     def __init__(self, tools: tuple[Tool, ...]) -> None:
         self._tools = {t.spec.name: t for t in tools}
+        self._sources: list[ToolSource] = []
+
+    def attach(self, source: ToolSource) -> None:
+        """Offer `source`'s tools too, as they are at each step."""
+        self._sources.append(source)
+
+    def detach(self, source: ToolSource) -> None:
+        """Stop offering `source`'s tools."""
+        if source in self._sources:
+            self._sources.remove(source)
+
+    def _all(self) -> dict[str, Tool]:
+        if not self._sources:
+            return self._tools
+        tools = dict(self._tools)
+        for source in self._sources:
+            for tool in source.tools():
+                tools.setdefault(tool.spec.name, tool)
+        return tools
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
         """What the provider offers the model."""
-        return tuple(t.spec for t in self._tools.values())
+        return tuple(t.spec for t in self._all().values())
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, if offered."""
-        return self._tools.get(name)
+        return self._all().get(name)
 
     async def dispatch(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one call; unknown tools, bad arguments and escapes come back as observations."""
-        tool = self._tools.get(name)
+        tools = self._all()
+        tool = tools.get(name)
         if tool is None:
-            return ToolResult(
-                f"[unknown tool {name}] available: {', '.join(self._tools)}", ok=False
-            )
+            return ToolResult(f"[unknown tool {name}] available: {', '.join(tools)}", ok=False)
         try:
             return await tool.run(args, ctx)
         except ArgumentError as exc:

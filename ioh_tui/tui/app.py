@@ -181,6 +181,7 @@ class IohApp(App[int]):
             self.history,
             remember_file=self.config.remember_file,
             demo_available=self.config.demo is not None,
+            servers=self.config.mcp,
         )
 
     @property

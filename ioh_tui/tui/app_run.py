@@ -17,6 +17,7 @@ from typing import Any
 
 from ioh_tui.engine import Resume, RunRequest, TaskContract
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -37,6 +38,8 @@ class AppRun:
     """None: the strongest rung available."""
     label: str = ""
     """How the model is named on screen (default: `<model> via <provider>`)."""
+    mcp: tuple[ServerSpec, ...] = ()
+    """The MCP servers the run starts."""
     hooks: HookSet | None = None
     """The configured hooks (None: none)."""
 

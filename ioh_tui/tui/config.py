@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ioh_tui.mcp import Lister
 from ioh_tui.paths import data_dir
 from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion
 from ioh_tui.tui.notify import Style, TerminalWriter
@@ -32,3 +33,5 @@ class AppConfig:
     """Where terminal signals are written (None: this app's terminal; tests record them)."""
     trust: TrustQuestion | None = None
     """Project sections to show before `run` starts (None: nothing to ask)."""
+    mcp: Lister | None = None
+    """Lists the configured MCP servers on the start screen (None: none are configured)."""

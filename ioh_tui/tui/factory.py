@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import NewRun
+from ioh_tui.mcp import Lister
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.app_run import AppRun, PartsSource, Resumer, TrustQuestion, given
 from ioh_tui.tui.config import AppConfig
@@ -48,6 +49,7 @@ def make_app(
     notify: Style | None = None,
     terminal: TerminalWriter | None = None,
     trust: TrustQuestion | None = None,
+    mcp: Lister | None = None,
 ) -> IohApp:
     """Build the app on a run, on the demo, or (neither) on the start screen.
 
@@ -62,6 +64,7 @@ def make_app(
         notify: The desktop notification sequence for a waiting decision (None: none).
         terminal: Where terminal signals are written (None: the app's terminal).
         trust: Project sections to show before the run starts (`screens/trust.py`).
+        mcp: Lists the configured MCP servers on the start screen (None: none are configured).
 
     Returns:
         The app, not yet running.
@@ -83,6 +86,7 @@ def make_app(
         notify=notify,
         terminal=terminal,
         trust=trust,
+        mcp=mcp,
     )
     if remember_file is not None:
         config.remember_file = remember_file

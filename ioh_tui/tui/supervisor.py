@@ -202,6 +202,7 @@ async def drive(
                 observers=(observer,),
                 cancel=cancel,
                 raises=raises,
+                mcp=run.mcp,
                 hooks=run.hooks,
             )
             return await start(request, parts)

@@ -95,8 +95,8 @@ class ApprovalModal(ModalScreen[Decision]):
 
     @property
     def rewrites_content(self) -> bool:
-        """Whether a rewrite edits the content (writes) rather than the target (commands...)."""
-        return self.request.act is Act.WRITE and self.request.content is not None
+        """Whether a rewrite edits the content (writes, MCP arguments) rather than the target."""
+        return self.request.act in (Act.WRITE, Act.MCP) and self.request.content is not None
 
     def compose(self) -> ComposeResult:
         """Title, why, the change, notices, the forms and the answers."""
@@ -329,6 +329,9 @@ def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
     if request.act is Act.EXEC:
         # A command's preview says what it is given beyond the argv (the network).
         raw, kind = "\n\n".join(filter(None, (request.target, request.preview))), "command"
+    elif request.act is Act.MCP:
+        # The arguments as JSON, then the server's hints (information only: the policy asked).
+        raw, kind = "\n\n".join(filter(None, (request.content, request.preview))), "command"
     elif request.preview:
         raw, kind = request.preview, "diff"
     elif request.act is Act.WRITE and request.content is not None:
