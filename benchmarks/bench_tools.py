@@ -20,10 +20,11 @@ from typing import Any
 from ioh_tui.core.acts import Act
 from ioh_tui.sandbox import select
 from ioh_tui.tools import Permit, ToolContext, ToolSet, Workspace
-from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS
+from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, SCAN_TOOLS
 
 EXTRAS = {
     "documents": ["python-docx", "openpyxl", "python-pptx", "pypdf", "reportlab", "lxml", "pillow"],
+    "scan": ["zxing-cpp", "segno", "python-barcode", "pillow", "pypdf"],
 }
 """Each extra's distributions (with the heavy dependencies they bring)."""
 ROUNDS = 5
@@ -103,12 +104,28 @@ async def _tools(root: Path) -> list[tuple[str, str, float]]:
             await _time(docs, ctx, "pdf_split", {"path": "m.pdf", "pages": "1", "output": "p.pdf"}),
         )
     )
+    scans = ToolSet(SCAN_TOOLS)
+    _line(root / "line.png")
+    rows.append(("ocr", "1 line", await _time(scans, ctx, "ocr", {"path": "line.png"})))
+    qr = {"path": "qr.png", "data": "https://example.invalid/42"}
+    rows.append(("barcode_write", "qr", await _time(scans, ctx, "barcode_write", qr)))
+    rows.append(("barcode_read", "qr", await _time(scans, ctx, "barcode_read", {"path": "qr.png"})))
     git = ToolSet(GIT_TOOLS)
     _repository(root)
     rows.append(("git_status", "200 files", await _time(git, ctx, "git_status", {})))
     rows.append(("git_add", "1 file", await _time(git, ctx, "git_add", {"paths": ["f1.py"]})))
     rows.append(("git_diff", "staged", await _time(git, ctx, "git_diff", {"staged": True})))
     return rows
+
+
+def _line(path: Path) -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(size=28)
+    text = "Invoice INV-2026-0042 total due: $1,249.50 by 15 March"
+    image = Image.new("L", (int(font.getlength(text)) + 40, 56), 255)
+    ImageDraw.Draw(image).text((20, 14), text, font=font, fill=0)
+    image.save(path)
 
 
 def _repository(root: Path) -> None:
@@ -140,6 +157,7 @@ def main() -> None:
         print(f"{name:16} {what:10} {ms:8.1f} ms")
     for extra, names in EXTRAS.items():
         print(f"extra {extra}: {_size(names):.1f} MB installed ({', '.join(names)})")
+    print("ocr also needs Debian's tesseract-ocr: 12 MB of packages (dpkg, measured once)")
 
 
 if __name__ == "__main__":

@@ -5,14 +5,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, NoReturn
 
 from ioh_tui import __version__
 from ioh_tui.cli.options import add_run_options
 from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
 from ioh_tui.core.shown import shown
+
+if TYPE_CHECKING:
+    from ioh_tui.tui.launch import AppRun, TrustQuestion
 
 EXIT_USAGE = 2
 
@@ -91,6 +95,23 @@ def build_parser() -> argparse.ArgumentParser:
     config.add_argument("--json", action="store_true")
     add_run_options(config)
 
+    rules = sub.add_parser(
+        "rules", help="every rule in force, with its layer and file; `rules revoke ID` removes one"
+    )
+    rules.add_argument(
+        "what", nargs="?", choices=("revoke",), help="revoke: remove a remembered rule by its ID"
+    )
+    rules.add_argument("id", nargs="?", metavar="ID", help="the rule's ID (from `ioh-tui rules`)")
+    rules.add_argument("--json", action="store_true")
+    rules.add_argument("--workspace", help="the project (default: the current directory)")
+    rules.add_argument("--policy", help="a TOML policy a run would be given (listed, fixed)")
+    rules.add_argument(
+        "--trust-project", action="store_true", help="agree to the project's own sections first"
+    )
+    from ioh_tui.cli.mcp_command import add_mcp_parser
+
+    add_mcp_parser(sub)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -136,6 +157,14 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli.config_command import config_command
 
         return config_command(args)
+    if command == "rules":
+        from ioh_tui.cli.rules_command import rules_command
+
+        return rules_command(args)
+    if command == "mcp":
+        from ioh_tui.cli.mcp_command import mcp_command
+
+        return mcp_command(args)
     if command in ("runs", "show", "approvals"):
         from ioh_tui.cli import trace
 
@@ -154,6 +183,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
     from ioh_tui.cli.extensions import build_hooks
+    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -184,8 +214,18 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
+        run = AppRun(new, provider, policy, sandbox, mcp=run_servers(args))
         run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
-        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
+        # What the person agrees to in the app's trust modal is used: policy and hooks rebuilt.
+        trust = _trust_question(
+            args,
+            lambda: replace(
+                run,
+                policy=build_policy(args, contract_policy),
+                hooks=build_hooks(args, contract.root),
+            ),
+        )
+        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox, trust=trust)
     if args.command == "resume":
         decision = None
         if args.decide == "approve":
@@ -193,12 +233,34 @@ def _app(args: argparse.Namespace) -> int:
         elif args.decide == "deny":
             decision = Decision.deny(args.reason or "denied by the operator")
         provider = resume_provider(args, store)
-        stored_policy = build_policy(args, None) if args.policy else None
+        stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        run = AppRun(request, provider, stored_policy, sandbox)
+        run = AppRun(request, provider, stored_policy, sandbox, mcp=run_servers(args))
         return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
-    return launch(store, demo=args.command == "demo", stored_provider=stored_provider)
+    return launch(
+        store,
+        demo=args.command == "demo",
+        stored_provider=stored_provider,
+        mcp=start_screen_lister(args),
+    )
+
+
+def _trust_question(
+    args: argparse.Namespace, rebuild: Callable[[], AppRun]
+) -> TrustQuestion | None:
+    """What the app asks before the run: the project's sections not yet agreed to (or None)."""
+    from ioh_tui.cli.options import agree_to, untrusted_sections
+    from ioh_tui.tui.launch import ProjectSection, TrustQuestion
+
+    sections = untrusted_sections(args)
+    if not sections:
+        return None
+    return TrustQuestion(
+        tuple(ProjectSection(*section) for section in sections),
+        lambda kind: agree_to(args, kind),
+        rebuild,
+    )
 
 
 def _notifications(args: argparse.Namespace) -> None:

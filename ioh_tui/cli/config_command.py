@@ -11,7 +11,7 @@ import json
 import os
 from typing import Any
 
-from ioh_tui.cli.options import effective_config
+from ioh_tui.cli.options import effective_config, left_out_lines
 from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.config import KEYS, Config
 from ioh_tui.config.schema import BY_PATH
@@ -39,6 +39,8 @@ def config_command(args: argparse.Namespace) -> int:
         say(f"mcp servers: {', '.join(sorted(servers))}")
     for event, hooks in sorted(config.hooks().items()):
         say(f"hooks.{event}: {len(hooks)}")
+    for line in left_out_lines(config):
+        say(f"ioh-tui: {line}", err=True)
     return 0
 
 
@@ -86,4 +88,5 @@ def _as_json(config: Config) -> dict[str, Any]:
         ],
         "mcp_servers": sorted(config.mcp_servers()),
         "hooks": {event: len(hooks) for event, hooks in sorted(config.hooks().items())},
+        "left_out": [{"section": kind, "file": str(path)} for kind, path in config.left_out],
     }

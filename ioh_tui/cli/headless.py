@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ioh_tui.cli.extensions import build_hooks
+from ioh_tui.cli.mcp_command import run_servers
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,
@@ -18,6 +19,8 @@ from ioh_tui.cli.options import (
     build_provider,
     build_sandbox,
     driver_options,
+    effective_config,
+    left_out_lines,
     store_path,
     with_stored_driver,
 )
@@ -169,10 +172,14 @@ def exec_command(args: argparse.Namespace) -> int:
     contract, contract_policy = build_contract(args)
     check_contract(contract)
     check_store_placement(store_path(args), contract.root)  # before the store file is made
+    # Nobody is there to ask: the project's unagreed sections are left out, each said once.
+    for line in left_out_lines(effective_config(args)):
+        say(f"ioh-tui: {line}", err=True)
     policy = build_policy(args, contract_policy)
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
     containment = build_containment(args)
+    servers = run_servers(args)
     hooks = build_hooks(args, contract.root)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
@@ -184,6 +191,7 @@ def exec_command(args: argparse.Namespace) -> int:
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
+            mcp=servers,
             hooks=hooks,
         )
         return await start(NewRun(contract, containment, driver_options(args)), parts)
@@ -199,8 +207,11 @@ def resume_command(args: argparse.Namespace) -> int:
     elif args.decide == "deny":
         decision = Decision.deny(args.reason or "denied by the operator")
     overrides = budget_overrides(args)
-    policy = build_policy(args, None) if args.policy else None
+    for line in left_out_lines(effective_config(args)):
+        say(f"ioh-tui: {line}", err=True)
+    policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
+    servers = run_servers(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
@@ -223,6 +234,7 @@ def resume_command(args: argparse.Namespace) -> int:
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
+            mcp=servers,
             hooks=build_hooks(args, stored.root),
         )
         try:

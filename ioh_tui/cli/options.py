@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import math
 import os
 import shlex
@@ -19,10 +20,18 @@ from typing import Any, TypeVar
 
 from ioh_tui.config import Config, load_config
 from ioh_tui.config.schema import env_name
+from ioh_tui.config.trust import (
+    TrustBook,
+    keep_trusted,
+    project_sections,
+    section_title,
+    trust_all,
+)
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
+from ioh_tui.policy.stack import stack_files
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import Fallback
 from ioh_tui.providers.pricing import PriceTable
@@ -213,15 +222,53 @@ def effective_config(args: argparse.Namespace) -> Config:
     Raises:
         ConfigError: a bad configuration file or variable, or an unknown `--profile`.
     """
+    config, root = _loaded(args)
+    book = TrustBook()
+    if getattr(args, "trust_project", False):
+        # The user agreed on the command line: recorded, so the app does not ask again.
+        trust_all(config, root, book)
+        return config
+    return keep_trusted(config, root, book)[0]
+
+
+def _loaded(args: argparse.Namespace) -> tuple[Config, Path]:
+    """Every file as written, no section left out, and the workspace it was read for."""
     flags = {dest: getattr(args, dest, None) for dest in _FLAG_DESTS}
     if flags["provider"] is None and getattr(args, "scenario", None):
         flags["provider"] = "scripted"
     workspace = getattr(args, "workspace", None)
-    return load_config(
-        flags,
-        workspace=Path(workspace) if workspace else None,
-        profile=getattr(args, "profile", None),
-    )
+    root = Path(workspace) if workspace else Path.cwd()
+    return load_config(flags, workspace=root, profile=getattr(args, "profile", None)), root
+
+
+def untrusted_sections(args: argparse.Namespace) -> list[tuple[str, str, Path, str]]:
+    """The project sections left out of the run for want of agreement, for the app to show.
+
+    Each as (kind, title, file, body as text).
+    """
+    left_out = effective_config(args).left_out
+    if not left_out:
+        return []
+    sections = project_sections(_loaded(args)[0])
+    return [
+        (kind, section_title(kind), file, json.dumps(sections[kind], indent=2, sort_keys=True))
+        for kind, file in left_out
+    ]
+
+
+def agree_to(args: argparse.Namespace, kind: str) -> None:
+    """Record the user's agreement to the project's `kind` section as it is now."""
+    config, root = _loaded(args)
+    TrustBook().trust(root, kind, project_sections(config)[kind])
+
+
+def left_out_lines(config: Config) -> list[str]:
+    """One line per project section left out of `config`, saying how to use it."""
+    return [
+        f"{file}: {section_title(kind)} left out: this project's file can widen what the agent "
+        "may do or run commands, and you have not agreed to it; --trust-project uses it"
+        for kind, file in config.left_out
+    ]
 
 
 def store_path(args: argparse.Namespace) -> Path:
@@ -354,20 +401,42 @@ def budget_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def build_policy(args: argparse.Namespace, contract_policy: str | None) -> Policy:
-    """The default tiers with the contract's policy and `--policy` stacked on top (deny-first).
+def build_policy(
+    args: argparse.Namespace, contract_policy: str | None, *, files: bool = True
+) -> Policy:
+    """The run's policy, every layer naming its file (deny-first across all of them).
 
-    The contract's `[policy.defaults]` replace the tiers' defaults (an act it leaves out keeps
-    its tier), so a contract can loosen them as well as tighten them: the contract is the task's
-    own statement of what it needs. `--policy` only adds: its defaults are merged stricter-wins.
+    From the bottom: the default tiers; the user's and the project's files (`[policy]` of each
+    configuration file and the remembered rules, `policy/stack.py`; a project's widening ones
+    only once agreed to); the contract's policy; `--policy`. The contract's `[policy.defaults]`
+    replace the defaults below (an act it leaves out gets its tier), so a contract can loosen
+    them as well as tighten them: the contract is the task's own statement of what it needs.
+    `--policy` only adds: its defaults are merged stricter-wins.
+
+    Args:
+        args: the command's options.
+        contract_policy: the contract's policy TOML, if any.
+        files: stack the configuration's files (False: a resumed run keeps its stored ones).
     """
     policy = Policy.default()
+    if files:
+        workspace = Path(args.workspace) if getattr(args, "workspace", None) else Path.cwd()
+        policy = stack_files(policy, effective_config(args).policy_files(), workspace)
     if contract_policy:
-        from_contract = Policy.from_toml(contract_policy)
+        from_contract = sourced(Policy.from_toml(contract_policy), getattr(args, "contract", None))
+        # Every act: the contract's policy is stored whole, an act it left out as its tier.
         policy = Policy(policy.layers + from_contract.layers, from_contract.defaults)
     if args.policy:
-        policy = policy.merge(load_policy_file(args.policy))
+        policy = policy.merge(sourced(load_policy_file(args.policy), args.policy))
     return policy
+
+
+def sourced(policy: Policy, path: str | None) -> Policy:
+    """`policy` with every layer naming `path` as the file it came from."""
+    if not path:
+        return policy
+    source = str(Path(path).resolve())
+    return Policy(tuple(replace(layer, source=source) for layer in policy.layers), policy.defaults)
 
 
 def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:

@@ -61,16 +61,10 @@ def load_file(path: Path, scope: Scope) -> FileLayer | None:
         ConfigError: unreadable, not TOML, an unknown key, a wrong type, an invalid value, or a
             key's value written in the file (one line naming the file, the line and the key).
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    read = _read_toml(path, "the configuration")
+    if read is None:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the configuration: {exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    text, data = read
     lines = key_lines(text)
 
     def report(key: tuple[str, ...], reason: str) -> ConfigError:
@@ -100,6 +94,46 @@ def load_file(path: Path, scope: Scope) -> FileLayer | None:
         check_mcp(data["mcp"], report) if "mcp" in data else {},
         check_hooks(data["hooks"], report) if "hooks" in data else {},
     )
+
+
+def load_rules(path: Path, scope: Scope) -> FileLayer | None:
+    """A file of remembered rules (a policy TOML document), or None when there is none.
+
+    Raises:
+        ConfigError: unreadable, not TOML, or not a policy (one line naming the file).
+    """
+    from ioh_tui.policy.toml import parse_data
+
+    read = _read_toml(path, "the remembered rules")
+    if read is None:
+        return None
+    text, data = read
+    table = data.get("policy", {})
+    if set(data) - {"policy"}:
+        raise ConfigError(f"{path}: only a [policy] table belongs in a file of remembered rules")
+    try:
+        parse_data(table, "policy")
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return FileLayer(scope, path, policy=table, policy_line=key_lines(text).get(("policy",)))
+
+
+def _read_toml(path: Path, what: str) -> tuple[str, dict[str, Any]] | None:
+    """The file's text and its TOML, or None when there is no file.
+
+    Raises:
+        ConfigError: unreadable or not TOML (one line naming the file).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read {what}: {exc}") from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
 
 
 def _scalars(

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.config.loading import FileLayer, load_file
-from ioh_tui.config.locations import project_file, user_file
+from ioh_tui.config.loading import FileLayer, load_file, load_rules
+from ioh_tui.config.locations import project_file, project_rules_file, user_file, user_rules_file
 from ioh_tui.config.schema import KEYS, PROVIDER_KEYS, Invalid, Key, looks_secret
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.policy.stack import FilePolicy
 
 _MODEL_ENV = {
     "openai": "OPENAI_MODEL",
@@ -48,6 +49,10 @@ class Config:
     layers: tuple[FileLayer, ...] = ()
     """The files that exist, user first."""
     profile: str | None = None
+    rules: tuple[FileLayer, ...] = ()
+    """The files of remembered rules that exist (`policy.toml`), user first: `policy` only."""
+    left_out: tuple[tuple[str, Path], ...] = ()
+    """Project sections left out because the user has not agreed to them: (kind, file)."""
 
     def get(self, path: str) -> Any:
         """The value of `section.key` (None: the built-in behaviour)."""
@@ -68,6 +73,26 @@ class Config:
             for layer in self.layers
             if layer.policy is not None
         )
+
+    def policy_files(self) -> tuple[FilePolicy, ...]:
+        """Every policy read from a file, in stacking order.
+
+        The user's configuration, the user's remembered rules, the project's configuration, the
+        project's remembered rules.
+        """
+        files: list[FilePolicy] = []
+        for scope in ("user", "project"):
+            files += [
+                FilePolicy(layer.scope, layer.path, layer.policy)
+                for layer in self.layers
+                if layer.scope == scope and layer.policy is not None
+            ]
+            files += [
+                FilePolicy(layer.scope, layer.path, layer.policy, rules_only=True)
+                for layer in self.rules
+                if layer.scope == scope and layer.policy is not None
+            ]
+        return tuple(files)
 
     def mcp_servers(self) -> dict[str, dict[str, Any]]:
         """`[mcp.servers.NAME]` from both files (the project's definition of a name wins)."""
@@ -106,9 +131,16 @@ def load_config(
     flags = flags or {}
     env = os.environ if environ is None else environ
     user_path = user_file()
-    project_path = project_file((workspace or Path.cwd()).resolve())
+    root = (workspace or Path.cwd()).resolve()
+    project_path = project_file(root)
     user = load_file(user_path, "user")
     project = load_file(project_path, "project") if project_path != user_path else None
+    user_rules = load_rules(user_rules_file(), "user")
+    project_rules = (
+        load_rules(project_rules_file(root), "project")
+        if project_rules_file(root) != user_rules_file()
+        else None
+    )
     layers = tuple(layer for layer in (user, project) if layer is not None)
     chosen = _profile(profile, layers)
     values: dict[str, Value] = {}
@@ -118,7 +150,8 @@ def load_config(
         ("user", user_path, user is not None),
         ("project", project_path, project is not None),
     )
-    return Config(values, files, layers, profile)
+    rules = tuple(layer for layer in (user_rules, project_rules) if layer is not None)
+    return Config(values, files, layers, profile, rules)
 
 
 def _profile(

@@ -8,6 +8,7 @@ malformed one is an error now rather than a surprise then.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,11 @@ _HOOK_KEYS = ("match", "command", "timeout_s")
 HOOK_MAX_TIMEOUT_S = 600
 """A hook holds up the call it runs at: ten minutes is the longest a file may ask for."""
 PROFILE_KEYS = {key.name: key for key in PROVIDER_KEYS}
+_SERVER_NAME = re.compile(r"[A-Za-z0-9-]{1,32}|(?=.{1,32}$)[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)+")
+"""A server name prefixes its tools' names (`mcp__NAME__TOOL`, which providers limit to
+letters, digits, `_` and `-`): at most 32 of those, and no `__`, which would split ambiguously."""
+_HEADER = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+"""An HTTP header name (RFC 9110 token)."""
 
 
 def _table(value: Any, path: tuple[str, ...], report: Report) -> dict[str, Any]:
@@ -79,6 +85,12 @@ def check_mcp(data: Any, report: Report) -> dict[str, Any]:
     servers = _table(table.get("servers", {}), ("mcp", "servers"), report)
     for name, raw in servers.items():
         path = ("mcp", "servers", name)
+        if not _SERVER_NAME.fullmatch(name):
+            raise report(
+                path,
+                "a server name is at most 32 letters, digits, '-' and single '_' (it prefixes "
+                "its tools' names: mcp__NAME__TOOL)",
+            )
         server = _table(raw, path, report)
         refuse_key_values(server, path, report)
         _unknown(server, _SERVER_KEYS, path, report)
@@ -110,6 +122,8 @@ def _server_env(server: dict[str, Any], path: tuple[str, ...], report: Report) -
     if "headers_env" in server:
         headers = _table(server["headers_env"], (*path, "headers_env"), report)
         for header, var in headers.items():
+            if not _HEADER.fullmatch(header):
+                raise report((*path, "headers_env", header), "is not an HTTP header name")
             try:
                 env_name(var)
             except Invalid as exc:

@@ -27,6 +27,7 @@ from typing import Any
 from ioh_tui.config.merge import Config
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.paths import data_dir
+from ioh_tui.policy.stack import table_widens
 
 TRUST_FILE = "trusted-projects.json"
 _VERSION = 1
@@ -108,27 +109,55 @@ class TrustBook:
 
 
 def project_sections(config: Config) -> dict[str, Any]:
-    """The project file's sections that need the user's agreement, kind -> body.
+    """The project's sections that need the user's agreement, kind -> body.
 
-    Kinds: `policy` (its `[policy]` table), `hooks` (all its hooks), `mcp:NAME` (each server).
+    Kinds: `policy` (its `[policy]` table, only when it widens: any rule but a deny, or a default
+    looser than its tier; a deny-only policy narrows and applies unasked), `hooks` (all its
+    hooks), `mcp:NAME` (each server), `rules` (the project's `.ioh-tui/policy.toml` when it holds
+    anything but denies: it comes with a cloned repository as easily as the configuration does).
     """
     sections: dict[str, Any] = {}
     for layer in config.layers:
         if layer.scope != "project":
             continue
-        if layer.policy is not None:
+        if layer.policy is not None and table_widens(layer.policy):
             sections["policy"] = layer.policy
         if layer.hooks:
             sections["hooks"] = layer.hooks
         for name, server in layer.mcp.get("servers", {}).items():
             sections[f"mcp:{name}"] = server
+    for layer in config.rules:
+        if (
+            layer.scope == "project"
+            and layer.policy is not None
+            and table_widens(layer.policy, rules_only=True)
+        ):
+            sections["rules"] = layer.policy
     return sections
+
+
+def section_file(config: Config, kind: str) -> Path:
+    """The file a section of `kind` is written in (the project's configuration or its rules)."""
+    scope = "project"
+    files = config.rules if kind == "rules" else config.layers
+    return next(layer.path for layer in files if layer.scope == scope)
+
+
+def section_title(kind: str) -> str:
+    """How a section is named to a person: `[policy]`, `[hooks]`, `[mcp.servers.NAME]`, rules."""
+    if kind.startswith("mcp:"):
+        return f"[mcp.servers.{kind[4:]}]"
+    if kind == "rules":
+        return "its remembered rules"
+    return f"[{kind}]"
 
 
 def keep_trusted(
     config: Config, workspace: Path, book: TrustBook, *, agreed: Iterable[str] = ()
 ) -> tuple[Config, list[str]]:
     """`config` without the project sections the user has not agreed to, and those left out.
+
+    The result's `left_out` names each section left out and its file.
 
     Args:
         config: the effective configuration.
@@ -141,6 +170,7 @@ def keep_trusted(
     out = [kind for kind in book.untrusted(workspace, sections) if kind not in keep]
     if not out:
         return config, []
+    left_out = tuple((kind, section_file(config, kind)) for kind in out)
     layers = []
     for layer in config.layers:
         if layer.scope == "project":
@@ -156,7 +186,19 @@ def keep_trusted(
                 mcp={**layer.mcp, "servers": servers} if layer.mcp else layer.mcp,
             )
         layers.append(layer)
-    return replace(config, layers=tuple(layers)), out
+    rules = tuple(
+        layer for layer in config.rules if not (layer.scope == "project" and "rules" in out)
+    )
+    filtered = replace(config, layers=tuple(layers), rules=rules, left_out=left_out)
+    return filtered, out
+
+
+def trust_all(config: Config, workspace: Path, book: TrustBook) -> list[str]:
+    """Record the user's agreement to every project section as it is now (`--trust-project`)."""
+    sections = project_sections(config)
+    for kind in book.untrusted(workspace, sections):
+        book.trust(workspace, kind, sections[kind])
+    return list(sections)
 
 
 def _key(workspace: Path) -> str:

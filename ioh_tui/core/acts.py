@@ -1,4 +1,4 @@
-"""The four acts a policy governs, the three effects a rule can have, and how an ask is answered."""
+"""The five acts a policy governs, the three effects a rule can have, and how an ask is answered."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ class Act(StrEnum):
     WRITE = "write"
     EXEC = "exec"
     NET = "net"
+    MCP = "mcp"
+    """A call to an MCP server's tool; the target is `SERVER/TOOL`."""
 
 
 class Effect(StrEnum):

@@ -2,8 +2,9 @@
 
 It reads one request (an operation and its arguments, paths relative to its working directory,
 the workspace), does it, and prints one JSON object: `{"ok": true, "text": ..., "data": ...}` or
-`{"ok": false, "error": ..., "missing": MODULE}` (`missing`: a library of the extra is not
-installed). The tools check every act with the policy before starting it; the worker only works.
+`{"ok": false, "error": ..., "missing": NAME, "install": HINT}` (`missing`: a library of an
+extra, or a program, is not installed; `install`, when given, says how to get it). The tools
+check every act with the policy before starting it; the worker only works.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ioh_tui.documents import editing, pdfops, reading, writing
+from ioh_tui.documents import editing, pdfops, reading, scan, writing
 
 MAX_TEXT = 2_000_000
 """Characters of text the worker prints at most (the tool caps what the model reads far lower)."""
@@ -76,6 +77,22 @@ def _pdf(req: Mapping[str, Any]) -> dict[str, Any]:
     return {"data": done, "text": _rendered(out)}
 
 
+def _ocr(req: Mapping[str, Any]) -> dict[str, Any]:
+    return {"text": scan.ocr(Path(req["path"]), req.get("page"))}
+
+
+def _barcode_read(req: Mapping[str, Any]) -> dict[str, Any]:
+    return {"data": scan.read_codes(Path(req["path"]))}
+
+
+def _barcode_write(req: Mapping[str, Any]) -> dict[str, Any]:
+    path = Path(req["path"])
+    with _sibling(path) as tmp:
+        held = scan.write_code(tmp, req["data"], req.get("kind") or "qr")
+        os.replace(tmp, path)
+    return {"data": held}
+
+
 class _sibling:
     """A temporary file beside `path` (same directory: the final rename cannot cross devices)."""
 
@@ -103,6 +120,9 @@ OPS: dict[str, Op] = {
     "pdf_fill_form": _pdf,
     "pdf_merge": _pdf,
     "pdf_split": _pdf,
+    "ocr": _ocr,
+    "barcode_read": _barcode_read,
+    "barcode_write": _barcode_write,
 }
 
 
@@ -112,6 +132,8 @@ def run(req: Mapping[str, Any]) -> dict[str, Any]:
         answer = OPS[req["op"]](req)
     except ImportError as exc:
         return {"ok": False, "error": str(exc), "missing": exc.name or "?"}
+    except scan.Missing as exc:
+        return {"ok": False, "error": str(exc), "missing": exc.name, "install": exc.hint}
     except reading.DocumentError as exc:
         return {"ok": False, "error": str(exc)}
     except (KeyError, TypeError) as exc:

@@ -32,6 +32,7 @@ from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.gatework import remove_left
 from ioh_tui.engine.loop import drive, finish, resume_step
 from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
+from ioh_tui.engine.servers import mcp_servers
 from ioh_tui.engine.session import paused_on, resumed_state, root_deps
 from ioh_tui.engine.state import FLAT, Deps, Lease, RunState, Spawner
 from ioh_tui.engine.tree import Containment, Tree
@@ -140,6 +141,7 @@ def _deps(
         spawner=spawner,
         raises=parts.raises,
         tree=containment is not None,
+        mcp=parts.mcp,
         hooks=parts.hooks,
     )
 
@@ -309,11 +311,14 @@ async def _driven(
                 warnings=list(p.skills.warnings),
             )
         )
-        if revive is not None:
-            await revive()
-        if pending is not None:
-            return await resume_step(p, s, pending, decision)
-        return await drive(p, s, start, recheck=recheck)
+        # The servers start after the lease (a second driver never starts them) and stop with
+        # the drive, whichever way it ends.
+        async with mcp_servers(p, s, start):
+            if revive is not None:
+                await revive()
+            if pending is not None:
+                return await resume_step(p, s, pending, decision)
+            return await drive(p, s, start, recheck=recheck)
     except asyncio.CancelledError:
         await finish(
             p,

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ioh_tui.config.remembered import save_rules
 from ioh_tui.core.acts import Act, Effect
+from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.events import ApprovalRequested, ApprovalResolved, Event
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.ids import Who
@@ -159,6 +161,8 @@ class DecisionGate:
             preview=preview,
             rule=verdict.rule,
             layer=verdict.layer,
+            source=verdict.source,
+            workspace=self._workspace.root,
             run_id=self._base.run_id,
             agent_id=self._base.agent_id,
             agent_label=self._base.agent_label,
@@ -242,8 +246,12 @@ class DecisionGate:
         await self._record(request, decision.kind, by)
         self._resolved(request, decision, by)
         if decision.kind == "deny":
+            # The file of the rule that asked, so the model (and the trace) know where it stands.
+            asked = (
+                f" (asked by rule {request.rule!r} of {request.source})" if request.source else ""
+            )
             return Refusal(
-                f"[{request.act.value} denied] {request.target} — {decision.reason}",
+                f"[{request.act.value} denied] {request.target} — {decision.reason}{asked}",
                 denied_by_person=True,
             )
         return await self._approved(request, performed, decision)
@@ -267,17 +275,31 @@ class DecisionGate:
                 )
         if decision.remember:
             self._rules.remembered.extend(decision.remember)
-            if decision.scope == "file" and decision.remember_file is not None:
-                append_rules_to_file(
-                    Path(decision.remember_file), "remembered", list(decision.remember)
-                )
         note = ""
         if decision.modified:
             note = (
                 "(the operator rewrote this action before approving it: "
                 f"{request.act.value} {performed.target})"
             )
+        if not_saved := self._save(decision):
+            note = f"{note} {not_saved}".strip()
         return Permit(performed.target, performed.content, note)
+
+    def _save(self, decision: Decision) -> str:
+        """Save remembered rules that outlast the run; what went wrong, if anything."""
+        if not decision.remember:
+            return ""
+        try:
+            if decision.scope in ("project", "user"):
+                save_rules(decision.scope, decision.remember, self._workspace.root)
+            elif decision.scope == "file" and decision.remember_file is not None:
+                append_rules_to_file(
+                    Path(decision.remember_file), "remembered", list(decision.remember)
+                )
+        except ConfigError as exc:
+            # The approval stands (and the rule holds for this run); only the saving failed.
+            return f"(the remembered rule holds for this run only: {exc})"
+        return ""
 
     async def _refuse(self, act: Act, target: str, verdict: Verdict, why: str) -> Refusal:
         await self._store.add_policy_event(
@@ -290,12 +312,7 @@ class DecisionGate:
             layer=verdict.layer,
             source="policy",
         )
-        where = (
-            f"rule {verdict.rule!r} in layer {verdict.layer!r}"
-            if verdict.rule
-            else "the default for this act"
-        )
-        return Refusal(f"[{act.value} refused] {target} ({where}): {why}")
+        return Refusal(f"[{act.value} refused] {target} ({verdict.origin()}): {why}")
 
     async def _record(self, request: ApprovalRequest, decision: str, by: str) -> None:
         await self._store.add_policy_event(

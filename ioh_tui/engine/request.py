@@ -16,6 +16,7 @@ from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.tree import Containment
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -64,5 +65,7 @@ class Parts:
     cancel: CancelToken | None = None
     raises: BudgetRaises | None = None
     """Where a supervisor puts budgets raised mid-run."""
+    mcp: tuple[ServerSpec, ...] = ()
+    """MCP servers started with each drive (the caller leaves out those not agreed to)."""
     hooks: HookSet | None = None
     """The configured hooks (None: none); a project's only once the user agreed to them."""

@@ -19,6 +19,7 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import find_instructions
 from ioh_tui.engine.state import Deps, RunState, Spawner
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -43,6 +44,7 @@ def root_deps(
     spawner: Spawner,
     raises: BudgetRaises | None,
     tree: bool,
+    mcp: tuple[ServerSpec, ...] = (),
     hooks: HookSet | None = None,
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
@@ -79,6 +81,7 @@ def root_deps(
         instructions=find_instructions(contract.root) if contract.mode == "workspace" else None,
         skills=skills,
         raises=raises,
+        mcp=mcp,
         hooks=hooks or HookSet(),
     )
 

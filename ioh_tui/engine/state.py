@@ -25,6 +25,7 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import Instructions
 from ioh_tui.engine.stall import Progress
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -64,6 +65,8 @@ class Deps:
     """Budgets a supervisor raised mid-run, taken at the next budget check (root agents only)."""
     gate_work: GateWork = field(default_factory=GateWork)
     """The gate commands' scratch directory: made at the first such gate, removed at the end."""
+    mcp: tuple[ServerSpec, ...] = ()
+    """The MCP servers a root drive starts (its sub-agents share their tools)."""
     skills: Skills = field(default_factory=Skills)
     """The skills found for the workspace, named in every request (workspace mode)."""
     hooks: HookSet = field(default_factory=HookSet)

@@ -26,6 +26,10 @@ class ApprovalRequest:
     rule: str | None = None
     """The rule that asked (None: the act's default tier)."""
     layer: str | None = None
+    source: str | None = None
+    """The file the asking rule's layer was read from (None: built in, or the default)."""
+    workspace: Path | None = None
+    """The run's workspace (a rule remembered for the project is saved there)."""
     request_id: int = 0
     run_id: int = 0
     agent_id: int | None = None
@@ -37,7 +41,9 @@ class ApprovalRequest:
     """The tool call behind the request (`write_file`, `exec`, ...)."""
 
 
-RememberScope = Literal["run", "file"]
+RememberScope = Literal["run", "project", "user", "file"]
+"""How long a remembered rule lasts: this run; this project's or this user's later runs too
+(`.ioh-tui/policy.toml`, loaded by every run); or saved to a policy file given as `--policy`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,9 +51,10 @@ class Decision:
     """One of the five answers: approve, rewrite, remember, deny (with a reason), defer.
 
     A rewrite is an approval carrying `target`/`content` that replace the request's; a remember is
-    an approval carrying rules to keep (`scope="run"` for the rest of the run, `"file"` to also save
-    them to `remember_file`). Every approved action is re-checked against the policy: neither a
-    rewrite nor a remembered rule can cross a deny.
+    an approval carrying rules to keep (`scope="run"` for the rest of the run; `"project"` or
+    `"user"` to also save them for later runs; `"file"` to save them to `remember_file`). Every
+    approved action is re-checked against the policy: neither a rewrite nor a remembered rule can
+    cross a deny.
     """
 
     kind: DecisionKind
@@ -72,7 +79,7 @@ class Decision:
     def remembering(
         cls, *rules: Rule, scope: RememberScope = "run", file: Path | None = None
     ) -> Decision:
-        """Approve and keep rules (for this run, or saved to a policy file too)."""
+        """Approve and keep rules (for this run, or saved for later runs too)."""
         return cls("approve", remember=tuple(rules), scope=scope, remember_file=file)
 
     @classmethod

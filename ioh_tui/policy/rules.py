@@ -15,7 +15,7 @@ import contextlib
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import ioh_tui.policy.toml as _toml
@@ -63,7 +63,7 @@ class Policy:
 
     @classmethod
     def default(cls) -> Policy:
-        """Read allow, write ask, exec ask, net deny; secrets (`.env`, keys) denied outright."""
+        """Read allow, write ask, exec ask, net deny, mcp ask; secrets (`.env`, keys) denied."""
         rules = tuple(
             Rule(act, Effect.DENY, pattern)
             for pattern in SECRET_PATTERNS
@@ -97,7 +97,7 @@ class Policy:
         if not self.layers:
             return Policy((Layer(_UNNAMED_LAYER, new),), self.defaults)
         last = self.layers[-1]
-        return Policy((*self.layers[:-1], Layer(last.name, last.rules + new)), self.defaults)
+        return Policy((*self.layers[:-1], replace(last, rules=last.rules + new)), self.defaults)
 
     def allow(self, act: Act, pattern: str, *more: str) -> Policy:
         """Append allow rules for `act`."""
@@ -159,6 +159,18 @@ class Policy:
         """Refuse connecting to matching `host[:port]` targets."""
         return self.rule(Act.NET, Effect.DENY, pattern, *more)
 
+    def allow_mcp(self, pattern: str, *more: str) -> Policy:
+        """Allow calls to matching MCP tools (`SERVER/TOOL`; `SERVER/*` for all of a server's)."""
+        return self.rule(Act.MCP, Effect.ALLOW, pattern, *more)
+
+    def ask_mcp(self, pattern: str, *more: str) -> Policy:
+        """Ask before calls to matching MCP tools (`SERVER/TOOL`)."""
+        return self.rule(Act.MCP, Effect.ASK, pattern, *more)
+
+    def deny_mcp(self, pattern: str, *more: str) -> Policy:
+        """Refuse calls to matching MCP tools (`SERVER/TOOL`)."""
+        return self.rule(Act.MCP, Effect.DENY, pattern, *more)
+
     # -- evaluation ------------------------------------------------------------------------------
 
     def explain(self, act: Act, target: str) -> Verdict:
@@ -180,11 +192,12 @@ class Policy:
             # What a wrapper runs can be denied or asked about, never allowed by its own name.
             forms = own if effect is Effect.ALLOW else own + wrapped
             for layer in self.layers:
-                if effect is Effect.ALLOW and layer.name == REMEMBERED and not lift_default:
+                if effect is Effect.ALLOW and is_remembered(layer) and not lift_default:
                     continue  # a remembered answer never beats a default deny
                 for rule in layer.rules:
                     if rule.act == act and rule.effect == effect and _matches(rule, forms):
-                        return self._guarded(act, target, Verdict(effect, rule.pattern, layer.name))
+                        verdict = Verdict(effect, rule.pattern, layer.name, layer.source)
+                        return self._guarded(act, target, verdict)
         return self._guarded(act, target, Verdict(self.defaults.of(act)))
 
     def _guarded(self, act: Act, target: str, verdict: Verdict) -> Verdict:
@@ -294,7 +307,12 @@ def _narrowed(layer: Layer, defaults: Defaults) -> Layer:
         for rule in layer.rules
         if rule.effect is not Effect.ALLOW
     )
-    return Layer(layer.name, rules)
+    return replace(layer, rules=rules)
+
+
+def is_remembered(layer: Layer) -> bool:
+    """Whether `layer` holds remembered answers (this run's, or a saved `*:remembered` layer)."""
+    return layer.name == REMEMBERED or layer.name.endswith(f":{REMEMBERED}")
 
 
 def _matches(rule: Rule, forms: tuple[str, ...]) -> bool:

@@ -1,11 +1,11 @@
 """The serialized forms of a policy: a plain data shape (JSON) and TOML, both strictly validated.
 
 Both forms share one shape, `{"layers": [{"name", "rules": [{"act", "effect", "pattern"}]}],
-"defaults": {"read", "write", "exec", "net"}}`; TOML nests it under a `[policy]` table. Reading is
-strict because a policy is a security boundary: an unknown key is far more likely a typo that
-silently drops a deny (`patern = ".env"`) than an extension, so it is an error, reported on one line
-that names the key path (`policy.layers[1].rules[0].effect`). TOML is written by hand so the
-package needs nothing beyond the standard library, and reading it back gives the same policy.
+"defaults": {"read", "write", "exec", "net", "mcp"}}`; TOML nests it under a `[policy]` table.
+Reading is strict because a policy is a security boundary: an unknown key is far more likely a
+typo that silently drops a deny (`patern = ".env"`) than an extension, so it is an error, reported
+on one line that names the key path (`policy.layers[1].rules[0].effect`). TOML is written by hand
+so the package needs nothing beyond the standard library, and reading it back gives the same policy.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ _ACTS = tuple(act.value for act in Act)
 _EFFECTS = tuple(effect.value for effect in Effect)
 _RULE_KEYS = ("act", "effect", "pattern")
 _LAYER_KEYS = ("name", "rules")
+_STORED_LAYER_KEYS = (*_LAYER_KEYS, "source")
 _POLICY_KEYS = ("layers", "defaults")
 
 
@@ -73,10 +74,10 @@ def parse_json(text: str) -> Parsed:
         raise ConfigError(f"policy JSON: {error}") from None
     except RecursionError:
         raise ConfigError("policy JSON: nested too deeply") from None
-    return parse_data(data, "policy")
+    return parse_data(data, "policy", stored=True)
 
 
-def parse_data(data: object, where: str = "policy") -> Parsed:
+def parse_data(data: object, where: str = "policy", *, stored: bool = False) -> Parsed:
     """Validate the plain data shape of a policy (a parsed `[policy]` table or JSON object).
 
     A missing `layers` means none; a missing `defaults` table or key means that act's
@@ -85,6 +86,7 @@ def parse_data(data: object, where: str = "policy") -> Parsed:
     Args:
         data: the parsed value.
         where: the key path of `data`, used in error messages.
+        stored: the form stored with a run, whose layers may name the file they came from.
 
     Raises:
         ConfigError: naming the first bad key or value and its path.
@@ -93,7 +95,8 @@ def parse_data(data: object, where: str = "policy") -> Parsed:
     _only_keys(table, _POLICY_KEYS, where)
     layers_data = _array(table.get("layers", []), f"{where}.layers")
     layers = tuple(
-        _parse_layer(item, f"{where}.layers[{index}]") for index, item in enumerate(layers_data)
+        _parse_layer(item, f"{where}.layers[{index}]", stored)
+        for index, item in enumerate(layers_data)
     )
     defaults = _parse_defaults(table.get("defaults", {}), f"{where}.defaults")
     return layers, defaults
@@ -109,16 +112,19 @@ def _parse_defaults(data: object, where: str) -> Defaults:
     return defaults
 
 
-def _parse_layer(data: object, where: str) -> Layer:
+def _parse_layer(data: object, where: str, stored: bool) -> Layer:
     table = _table(data, where)
-    _only_keys(table, _LAYER_KEYS, where)
+    _only_keys(table, _STORED_LAYER_KEYS if stored else _LAYER_KEYS, where)
     _require(table, ("name",), where)
     name = _string(table["name"], f"{where}.name")
     rules_data = _array(table.get("rules", []), f"{where}.rules")
     rules = tuple(
         _parse_rule(item, f"{where}.rules[{index}]") for index, item in enumerate(rules_data)
     )
-    return Layer(name, rules)
+    # `source` is kept in a run's stored policy (JSON) so a resumed run still names the file a
+    # rule came from; a file's own layers are given their source by whoever reads the file.
+    source = _string(table["source"], f"{where}.source") if "source" in table else None
+    return Layer(name, rules, source)
 
 
 def _parse_rule(data: object, where: str) -> Rule:
@@ -201,6 +207,7 @@ def render_data(layers: tuple[Layer, ...], defaults: Defaults) -> dict[str, Any]
                     {"act": r.act.value, "effect": r.effect.value, "pattern": r.pattern}
                     for r in layer.rules
                 ],
+                **({"source": layer.source} if layer.source else {}),
             }
             for layer in layers
         ],

@@ -52,6 +52,8 @@ class Layer:
 
     name: str
     rules: tuple[Rule, ...] = ()
+    source: str | None = None
+    """The file the layer was read from (a configuration or policy file); None: built in code."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,15 @@ class Verdict:
     effect: Effect
     rule: str | None = None
     layer: str | None = None
+    source: str | None = None
+    """The file the deciding rule's layer was read from (None: built in, or a default)."""
+
+    def origin(self) -> str:
+        """Where the verdict came from, in words: `rule 'x' in layer 'y' of FILE` or the default."""
+        if not self.rule:
+            return "the default for this act"
+        where = f"rule {self.rule!r} in layer {self.layer!r}"
+        return f"{where} of {self.source}" if self.source else where
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +90,13 @@ class Defaults:
     write: Effect = Effect.ASK
     exec: Effect = Effect.ASK
     net: Effect = Effect.DENY
+    mcp: Effect = Effect.ASK
+    """A policy written before MCP calls were governed asks about them when read again."""
 
     @classmethod
     def every(cls, effect: Effect) -> Defaults:
-        """The same effect for all four acts."""
-        return cls(read=effect, write=effect, exec=effect, net=effect)
+        """The same effect for every act."""
+        return cls(read=effect, write=effect, exec=effect, net=effect, mcp=effect)
 
     def of(self, act: Act) -> Effect:
         """The default effect of `act`."""
@@ -101,4 +114,5 @@ class Defaults:
             write=self.write.stricter(other.write),
             exec=self.exec.stricter(other.exec),
             net=self.net.stricter(other.net),
+            mcp=self.mcp.stricter(other.mcp),
         )

@@ -8,7 +8,8 @@ find (issue 18, item 13). This process marks itself a child subreaper
 stays inside the tree the supervisor walks. It:
 
 1. forks the payload, which restores the default action of the signals Python ignores (SIGPIPE,
-   SIGXFSZ) and execs ARGV (never through a shell);
+   SIGXFSZ), sets the parent-death signal (so it dies with this process) and execs ARGV (never
+   through a shell);
 2. reaps every child until the payload exits;
 3. SIGKILLs whatever the payload left behind (all of it is now its child or below one), until
    it has no children left;
@@ -28,6 +29,7 @@ from typing import NoReturn
 
 EXEC_FAILED = 127
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_SET_PDEATHSIG = 1
 
 
 def _children() -> list[int]:
@@ -71,9 +73,14 @@ def _sweep() -> None:
                 continue
 
 
-def _payload(argv: list[str]) -> NoReturn:
+def _payload(argv: list[str], libc: ctypes.CDLL, reaper: int) -> NoReturn:
     for sig in (signal.SIGPIPE, signal.SIGXFSZ):
         signal.signal(sig, signal.SIG_DFL)
+    # The harness's death signal reaches this process (its leader) only: pass it on, so a
+    # long-lived payload (an MCP server) does not outlive a harness that was SIGKILLed.
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != reaper:
+        os._exit(EXEC_FAILED)  # the subreaper died before the signal was set
     try:
         os.execvp(argv[0], argv)
     except OSError as exc:
@@ -100,9 +107,10 @@ def main() -> None:
         sys.stderr.write("ioh-sandbox: cannot become a subreaper\n")
     # Our own output must never be what stops us: the payload has the pipes too.
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    me = os.getpid()
     child = os.fork()
     if child == 0:
-        _payload(argv)
+        _payload(argv, libc, me)
     status = _wait_for(child)
     _sweep()
     if os.WIFSIGNALED(status):

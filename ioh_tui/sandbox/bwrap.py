@@ -46,6 +46,11 @@ class BwrapSandbox:
         """Always `linux-bubblewrap`."""
         return "linux-bubblewrap"
 
+    @property
+    def executable(self) -> str:
+        """The bubblewrap executable this backend starts."""
+        return self._bwrap
+
     def options(
         self,
         cwd: Path,
@@ -111,7 +116,7 @@ class BwrapSandbox:
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
         opts = self.options(cwd, network=network, writable=roots, env=inner_env, guard=guard)
-        with _sealed_fds(opts) as fds:
+        with sealed_fds(opts) as fds:
             launch = Launch(
                 argv=[self._bwrap, "--args", str(fds[0]), "--", *argv],
                 # bwrap itself never sees the parent's environment either.
@@ -135,7 +140,7 @@ class BwrapSandbox:
             env = scrubbed_env(extra=None, network=False, overrides=INSIDE_ENV)
             opts = self.options(cwd, network=False, writable=(), env=env)
             try:
-                with _sealed_fds(opts) as fds:
+                with sealed_fds(opts) as fds:
                     done = subprocess.run(
                         [self._bwrap, "--args", str(fds[0]), "--", "true"],
                         cwd=cwd,
@@ -160,7 +165,7 @@ def _bind_order(cwd: Path, writable: Sequence[Path]) -> list[Path]:
 
 
 @contextlib.contextmanager
-def _sealed_fds(opts: Sequence[str]) -> Iterator[tuple[int, ...]]:
+def sealed_fds(opts: Sequence[str]) -> Iterator[tuple[int, ...]]:
     """Memory files holding the options (first fd) and the seccomp program (second, if any).
 
     Options go through `--args FD` rather than the command line, because /proc/PID/cmdline is

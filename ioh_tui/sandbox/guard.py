@@ -35,6 +35,16 @@ class GuardedSandbox:
         """The backend underneath."""
         return self._inner.backend
 
+    @property
+    def inner(self) -> BwrapSandbox | NamespacesSandbox:
+        """The rung underneath."""
+        return self._inner
+
+    @property
+    def guard_for(self) -> GuardFor:
+        """The guard each command's working directory gets."""
+        return self._guard_for
+
     async def run(
         self,
         argv: Sequence[str],

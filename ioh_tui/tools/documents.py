@@ -8,55 +8,35 @@ run's sandbox: parsing untrusted documents is capped and contained like any comm
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import difflib
 import json
-import os
-import shutil
-import sys
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from ioh_tui.core.acts import Act
-from ioh_tui.documents import EXTRA, KINDS
-from ioh_tui.sandbox.base import EXEC_LIMITS, QUIET_ENV
+from ioh_tui.documents import KINDS
 from ioh_tui.tools.base import (
     ArgumentError,
-    Deferral,
-    Permit,
-    Refusal,
     ToolContext,
     ToolResult,
     arg_str,
     cap,
 )
+from ioh_tui.tools.docwork import Stop, decide_write, readable, target, work
 
-WORK_WALL_S = 120.0
-"""A document operation's wall-clock cap (at most the run's time left)."""
 _PREVIEW_LINES = 400
-
-
-class _Stop(Exception):
-    """The operation ends with this result (a refusal, a deferral, an error for the model)."""
-
-    def __init__(self, result: ToolResult) -> None:
-        super().__init__(result.output)
-        self.result = result
 
 
 async def read_document(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """A document as text with its structure (pages, sheets, slides, tables as rows)."""
     verb = "read_document"
     try:
-        rel = await _readable(ctx, arg_str(args, "path"), verb, KINDS)
+        rel = await readable(ctx, arg_str(args, "path"), verb, KINDS)
         request = {"op": "read", "path": rel}
         for key in ("pages", "sheet", "range"):
             if args.get(key) is not None:
                 request[key] = arg_str(args, key)
-        answer = await _work(ctx, verb, request)
-    except _Stop as stop:
+        answer = await work(ctx, verb, request)
+    except Stop as stop:
         return stop.result
     return ToolResult(cap(f"[{verb} {rel}]\n{answer['text']}", ctx.entry_cap))
 
@@ -66,19 +46,19 @@ async def write_document(args: Mapping[str, Any], ctx: ToolContext) -> ToolResul
     verb = "write_document"
     content = _object(args, "content")
     try:
-        rel = _target(ctx, arg_str(args, "path"), KINDS)
-        trial = await _work(
+        rel = target(ctx, arg_str(args, "path"), KINDS)
+        trial = await work(
             ctx,
             verb,
             {"op": "write", "path": rel, "content": content, "dry_run": True, "compare": True},
         )
-        answer = await _decide_write(
+        answer = await decide_write(
             ctx, verb, rel, json.dumps(content, indent=1), _change(rel, trial)
         )
         if answer.content is not None and answer.content != json.dumps(content, indent=1):
             content = _rewritten(answer.content, verb)
-        await _work(ctx, verb, {"op": "write", "path": rel, "content": content})
-    except _Stop as stop:
+        await work(ctx, verb, {"op": "write", "path": rel, "content": content})
+    except Stop as stop:
         return stop.result
     note = f"\n{answer.note}" if answer.note else ""
     lines = trial["after"].count("\n") + 1
@@ -92,14 +72,14 @@ async def edit_document(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult
     if not isinstance(edits, list) or not edits or not all(isinstance(e, dict) for e in edits):
         raise ArgumentError("edits must be a non-empty list of edit objects")
     try:
-        rel = _target(ctx, arg_str(args, "path"), KINDS)
-        trial = await _work(ctx, verb, {"op": "edit", "path": rel, "edits": edits, "dry_run": True})
+        rel = target(ctx, arg_str(args, "path"), KINDS)
+        trial = await work(ctx, verb, {"op": "edit", "path": rel, "edits": edits, "dry_run": True})
         diff = _diff(rel, trial["before"], trial["after"])
-        answer = await _decide_write(ctx, verb, rel, json.dumps(edits, indent=1), diff)
+        answer = await decide_write(ctx, verb, rel, json.dumps(edits, indent=1), diff)
         if answer.content is not None and answer.content != json.dumps(edits, indent=1):
             edits = _rewritten(answer.content, verb)
-        done = await _work(ctx, verb, {"op": "edit", "path": rel, "edits": edits})
-    except _Stop as stop:
+        done = await work(ctx, verb, {"op": "edit", "path": rel, "edits": edits})
+    except Stop as stop:
         return stop.result
     shown = _diff(rel, done["before"], done["after"]) or "(the text is unchanged)"
     note = f"\n{answer.note}" if answer.note else ""
@@ -115,16 +95,14 @@ async def pdf_watermark(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult
     text = arg_str(args, "text")
     pages = arg_str(args, "pages", required=False) or None
     try:
-        rel = await _readable(ctx, arg_str(args, "path"), verb, (".pdf",))
-        out = _target(ctx, arg_str(args, "output", required=False) or rel, (".pdf",))
+        rel = await readable(ctx, arg_str(args, "path"), verb, (".pdf",))
+        out = target(ctx, arg_str(args, "output", required=False) or rel, (".pdf",))
         where = f"pages {pages}" if pages else "every page"
-        await _decide_write(
-            ctx, verb, out, None, f"watermark {text!r} on {where} of {rel} -> {out}"
-        )
-        done = await _work(
+        await decide_write(ctx, verb, out, None, f"watermark {text!r} on {where} of {rel} -> {out}")
+        done = await work(
             ctx, verb, {"op": verb, "path": rel, "text": text, "output": out, "pages": pages}
         )
-    except _Stop as stop:
+    except Stop as stop:
         return stop.result
     return ToolResult(f"[{verb}] stamped {done['data']} pages of {rel} -> {out}", changed=True)
 
@@ -138,20 +116,20 @@ async def pdf_fill_form(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult
     ):
         raise ArgumentError("fields must map field names to values")
     try:
-        rel = await _readable(ctx, arg_str(args, "path"), verb, (".pdf",))
+        rel = await readable(ctx, arg_str(args, "path"), verb, (".pdf",))
         if not fields:
-            listed = await _work(ctx, verb, {"op": "pdf_fields", "path": rel})
+            listed = await work(ctx, verb, {"op": "pdf_fields", "path": rel})
             names = listed["data"]
             body = "\n".join(f"{k} = {v!r}" for k, v in sorted(names.items())) or "(no form fields)"
             return ToolResult(f"[{verb} {rel}] {len(names)} fields\n{body}")
         values = {str(k): str(v) for k, v in fields.items()}
-        out = _target(ctx, arg_str(args, "output", required=False) or rel, (".pdf",))
+        out = target(ctx, arg_str(args, "output", required=False) or rel, (".pdf",))
         preview = f"fill {len(values)} fields of {rel} -> {out}\n" + "\n".join(
             f"{k} = {v}" for k, v in values.items()
         )
-        await _decide_write(ctx, verb, out, None, preview)
-        done = await _work(ctx, verb, {"op": verb, "path": rel, "fields": values, "output": out})
-    except _Stop as stop:
+        await decide_write(ctx, verb, out, None, preview)
+        done = await work(ctx, verb, {"op": verb, "path": rel, "fields": values, "output": out})
+    except Stop as stop:
         return stop.result
     back = "\n".join(f"{k} = {done['data'].get(k)!r}" for k in values)
     return ToolResult(f"[{verb}] {out}: fields now\n{back}", changed=True)
@@ -164,11 +142,11 @@ async def pdf_merge(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if not isinstance(paths, list) or len(paths) < 2 or not all(isinstance(p, str) for p in paths):
         raise ArgumentError("paths must list at least two PDFs")
     try:
-        inputs = [await _readable(ctx, p, verb, (".pdf",)) for p in paths]
-        out = _target(ctx, arg_str(args, "output"), (".pdf",))
-        await _decide_write(ctx, verb, out, None, f"merge {', '.join(inputs)} -> {out}")
-        done = await _work(ctx, verb, {"op": verb, "paths": inputs, "output": out})
-    except _Stop as stop:
+        inputs = [await readable(ctx, p, verb, (".pdf",)) for p in paths]
+        out = target(ctx, arg_str(args, "output"), (".pdf",))
+        await decide_write(ctx, verb, out, None, f"merge {', '.join(inputs)} -> {out}")
+        done = await work(ctx, verb, {"op": verb, "paths": inputs, "output": out})
+    except Stop as stop:
         return stop.result
     return ToolResult(
         f"[{verb}] {out}: {done['data']} pages from {len(inputs)} files", changed=True
@@ -180,52 +158,13 @@ async def pdf_split(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     verb = "pdf_split"
     pages = arg_str(args, "pages")
     try:
-        rel = await _readable(ctx, arg_str(args, "path"), verb, (".pdf",))
-        out = _target(ctx, arg_str(args, "output"), (".pdf",))
-        await _decide_write(ctx, verb, out, None, f"pages {pages} of {rel} -> {out}")
-        done = await _work(ctx, verb, {"op": verb, "path": rel, "pages": pages, "output": out})
-    except _Stop as stop:
+        rel = await readable(ctx, arg_str(args, "path"), verb, (".pdf",))
+        out = target(ctx, arg_str(args, "output"), (".pdf",))
+        await decide_write(ctx, verb, out, None, f"pages {pages} of {rel} -> {out}")
+        done = await work(ctx, verb, {"op": verb, "path": rel, "pages": pages, "output": out})
+    except Stop as stop:
         return stop.result
     return ToolResult(f"[{verb}] {out}: {done['data']} pages of {rel}", changed=True)
-
-
-def _target(ctx: ToolContext, path: str, kinds: tuple[str, ...]) -> str:
-    """The workspace-relative form of a document path (symlinks out of the root are refused)."""
-    rel, _ = ctx.workspace.resolve(path)
-    if Path(rel).suffix.lower() not in kinds:
-        raise ArgumentError(f"{path!r} must end in {', '.join(kinds)}")
-    return rel
-
-
-async def _readable(ctx: ToolContext, path: str, verb: str, kinds: tuple[str, ...]) -> str:
-    """`path` once the policy lets it be read (as named and as its symlinks resolve)."""
-    rel = _target(ctx, path, kinds)
-    real = _real(ctx, rel)
-    also = (real,) if real != rel else ()
-    _stop_unless_permitted(await ctx.decide(Act.READ, rel, also=also), verb)
-    return rel
-
-
-def _real(ctx: ToolContext, rel: str) -> str:
-    """`rel` with its symlinks resolved (`_target` refused any that leave the root)."""
-    real = Path(os.path.realpath(ctx.workspace.root / rel))
-    return ctx.workspace.relative(real) if real != ctx.workspace.root else ""
-
-
-async def _decide_write(
-    ctx: ToolContext, verb: str, rel: str, content: str | None, preview: str
-) -> Permit:
-    answer = await ctx.decide(Act.WRITE, rel, content=content, preview=preview)
-    return _stop_unless_permitted(answer, verb)
-
-
-def _stop_unless_permitted(answer: object, verb: str) -> Permit:
-    if isinstance(answer, Refusal):
-        raise _Stop(ToolResult(answer.observation, ok=False, refused=True))
-    if isinstance(answer, Deferral):
-        raise _Stop(ToolResult(f"[{verb} deferred]", ok=False, deferred=answer.request_id))
-    assert isinstance(answer, Permit)
-    return answer
 
 
 def _object(args: Mapping[str, Any], name: str) -> dict[str, Any]:
@@ -242,7 +181,7 @@ def _rewritten(text: str, verb: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise _Stop(
+        raise Stop(
             ToolResult(
                 f"[{verb} refused] the rewritten JSON does not parse: {exc}", ok=False, refused=True
             )
@@ -264,45 +203,3 @@ def _diff(rel: str, before: str, after: str) -> str:
     if len(lines) > _PREVIEW_LINES:
         lines = [*lines[:_PREVIEW_LINES], f"[... {len(lines) - _PREVIEW_LINES} more lines ...]"]
     return "\n".join(lines)
-
-
-async def _work(ctx: ToolContext, verb: str, request: Mapping[str, Any]) -> dict[str, Any]:
-    """Run one request through the worker in the sandbox; its answer, or `_Stop`."""
-    wall = min(WORK_WALL_S, ctx.wall_s())
-    if wall <= 0:
-        raise _Stop(ToolResult(f"[{verb} not run] the run's time budget is spent", ok=False))
-    folder = Path(tempfile.mkdtemp(prefix="ioh-doc-"))
-    try:
-        (folder / "request.json").write_text(json.dumps(request), encoding="utf-8")
-        done = await ctx.sandbox.run(
-            [sys.executable, "-I", "-m", "ioh_tui.documents.worker", str(folder / "request.json")],
-            ctx.workspace.root,
-            limits=dataclasses.replace(EXEC_LIMITS, wall_s=wall, max_processes=8),
-            network=False,
-            writable=[folder],
-            env=QUIET_ENV,
-        )
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-    if done.cap_hit is not None:
-        raise _Stop(
-            ToolResult(f"[{verb} error] the document worker hit its {done.cap_hit} cap", ok=False)
-        )
-    try:
-        answer = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        why = done.stderr.strip().splitlines()[-1:] or [f"exit {done.exit_code}"]
-        raise _Stop(
-            ToolResult(f"[{verb} error] the document worker failed: {why[0]}", ok=False)
-        ) from None
-    if not answer.get("ok"):
-        if answer.get("missing"):
-            raise _Stop(
-                ToolResult(
-                    f"[{verb} error] {answer['missing']} is not installed: install the optional "
-                    f"extra `pip install '{EXTRA}'`",
-                    ok=False,
-                )
-            )
-        raise _Stop(ToolResult(f"[{verb} error] {answer.get('error')}", ok=False))
-    return dict(answer)

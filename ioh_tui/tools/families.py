@@ -31,6 +31,7 @@ from ioh_tui.tools.git import (
     git_status,
     git_switch,
 )
+from ioh_tui.tools.scans import barcode_read, barcode_write, ocr
 from ioh_tui.tools.specs import BOOLEAN, POSITIVE, STRING, STRINGS, spec
 
 _PATH = {"path": {**STRING, "description": "workspace-relative; omitted: the whole repository"}}
@@ -190,11 +191,51 @@ DOCUMENT_TOOLS = (
     ),
 )
 
+SCAN_TOOLS = (
+    Tool(
+        spec(
+            "ocr",
+            "Read the text in an image (PNG, JPEG, GIF, WebP, BMP, TIFF) or in one page of a "
+            "scanned PDF (page: 1-based, default 1) with OCR.",
+            {"path": STRING, "page": POSITIVE},
+            ["path"],
+        ),
+        ocr,
+    ),
+    Tool(
+        spec(
+            "barcode_read",
+            "Read every barcode and QR code in an image: its format and the text it holds.",
+            {"path": STRING},
+            ["path"],
+        ),
+        barcode_read,
+    ),
+    Tool(
+        spec(
+            "barcode_write",
+            "Write data as a code image (.png or .svg): kind qr (default), code128, or ean13 "
+            "(12 digits; the check digit is added).",
+            {"path": STRING, "data": STRING, "kind": {"enum": ["qr", "code128", "ean13"]}},
+            ["path", "data"],
+        ),
+        barcode_write,
+        mutating=True,
+    ),
+)
+
+_SCANS = re.compile(r"\b(ocr|scan(ned|s)?|barcodes?|qr|ean-?13|code ?128)\b", re.I)
+
 _NAMED = re.compile(
     r"\.(docx|xlsx|pptx|pdf)\b|\b(word|excel|powerpoint|spreadsheet|slides?|pdf)\b", re.I
 )
 _LOOK = 2_000
 """Entries of the workspace looked at for a document before deciding there is none."""
+
+
+def wants_scans(hints: str) -> bool:
+    """Whether the task names OCR, a scan, a barcode or a QR code (the scan tools' specs)."""
+    return bool(_SCANS.search(hints))
 
 
 def wants_documents(root: Path, hints: str) -> bool:

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
 from ioh_tui.tools.command import exec_command
-from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, wants_documents
+from ioh_tui.tools.families import (
+    DOCUMENT_TOOLS,
+    GIT_TOOLS,
+    SCAN_TOOLS,
+    wants_documents,
+    wants_scans,
+)
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
@@ -147,8 +153,9 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
     Every spec is sent with every request, so a family comes only where it can be of use:
     the git tools where the workspace root is a repository's top level (`.git` there: a
     directory, or a file for a linked worktree); the document tools where the task (`hints`:
-    its goal and criterion) names a document or the workspace holds one. A document tool whose
-    libraries are missing is still offered there, and says which extra to install.
+    its goal and criterion) names a document or the workspace holds one; the scan tools (OCR,
+    barcodes) where the task names them. A tool whose libraries are missing is still offered
+    there, and says which extra to install.
     """
     if mode == "single_file":
         return SINGLE_FILE_TOOLS
@@ -157,31 +164,63 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
         tools = (*tools, *GIT_TOOLS)
     if wants_documents(root, hints):
         tools = (*tools, *DOCUMENT_TOOLS)
+    if wants_scans(hints):
+        tools = (*tools, *SCAN_TOOLS)
     return tools
 
 
+class ToolSource(Protocol):
+    """Tools that come and go during a run (an MCP server's, refreshed when it says so)."""
+
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools offered now."""
+        ...
+
+
 class ToolSet:
-    """Tools by name; dispatch turns every tool failure into an observation."""
+    """Tools by name; dispatch turns every tool failure into an observation.
+
+    The fixed tools come first; attached sources add theirs, read again at every step, and never
+    replace a fixed tool of the same name.
+    """
 
     def __init__(self, tools: tuple[Tool, ...]) -> None:
         self._tools = {t.spec.name: t for t in tools}
+        self._sources: list[ToolSource] = []
+
+    def attach(self, source: ToolSource) -> None:
+        """Offer `source`'s tools too, as they are at each step."""
+        self._sources.append(source)
+
+    def detach(self, source: ToolSource) -> None:
+        """Stop offering `source`'s tools."""
+        if source in self._sources:
+            self._sources.remove(source)
+
+    def _all(self) -> dict[str, Tool]:
+        if not self._sources:
+            return self._tools
+        tools = dict(self._tools)
+        for source in self._sources:
+            for tool in source.tools():
+                tools.setdefault(tool.spec.name, tool)
+        return tools
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
         """What the provider offers the model."""
-        return tuple(t.spec for t in self._tools.values())
+        return tuple(t.spec for t in self._all().values())
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, if offered."""
-        return self._tools.get(name)
+        return self._all().get(name)
 
     async def dispatch(self, name: str, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one call; unknown tools, bad arguments and escapes come back as observations."""
-        tool = self._tools.get(name)
+        tools = self._all()
+        tool = tools.get(name)
         if tool is None:
-            return ToolResult(
-                f"[unknown tool {name}] available: {', '.join(self._tools)}", ok=False
-            )
+            return ToolResult(f"[unknown tool {name}] available: {', '.join(tools)}", ok=False)
         try:
             return await tool.run(args, ctx)
         except ArgumentError as exc:

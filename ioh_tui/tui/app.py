@@ -15,7 +15,7 @@ import asyncio
 import gc
 import signal
 from collections.abc import Iterable
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from textual.app import App, SystemCommand
@@ -26,7 +26,7 @@ from textual.worker import Worker, WorkerState
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Resume, RunResult
 from ioh_tui.policy import Decision
-from ioh_tui.tui.app_run import PartsSource, Resumer, given
+from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion, given
 from ioh_tui.tui.bridge import EventForwarder, TuiApprover
 from ioh_tui.tui.config import AppConfig
 from ioh_tui.tui.history import History
@@ -43,9 +43,11 @@ from ioh_tui.tui.resuming import BudgetSpent, ResumeRefused, resumed_run
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.help import HelpScreen, help_sections
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from ioh_tui.tui.screens.rules import RulesScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.screens.trust import TrustModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.supervisor import RunSupervisor
 
@@ -87,6 +89,13 @@ class IohApp(App[int]):
         ),
         Binding("f1,question_mark", "help", "Help", tooltip="This list of keys"),
         Binding(
+            "l",
+            "rules",
+            "Rules",
+            show=False,  # in help and the palette; the key bars stay each screen's own keys
+            tooltip="Every rule in force, with its layer and file; revoke a remembered one",
+        ),
+        Binding(
             "ctrl+q",
             "quit",
             "Quit",
@@ -125,10 +134,32 @@ class IohApp(App[int]):
         gc.set_threshold(GC_YOUNG, 10, 10)
         if not self.is_headless:  # under a test's Pilot the event loop is the test's
             self._stop_on_signals()
-        if self._pending is not None:
+        if self._pending is not None and self.config.trust is not None:
+            self._ask_trust(self.config.trust, 0, agreed=False)
+        elif self._pending is not None:
             await self._drive()
         else:
             self.push_screen(self._start_screen())
+
+    def _ask_trust(self, question: TrustQuestion, index: int, *, agreed: bool) -> None:
+        """Show the project's sections one by one, then drive the run with what was agreed."""
+        if index == len(question.sections):
+            if agreed:
+                try:
+                    self._pending = given(question.rebuild())
+                except ConfigError as exc:  # e.g. an agreed policy that no longer reads
+                    self.notify(f"Run without the agreed sections: {exc}", severity="error")
+            self.call_later(self._drive)
+            return
+        section = question.sections[index]
+
+        def answered(use: bool | None) -> None:
+            if use:
+                question.agree(section.kind)
+            self._ask_trust(question, index + 1, agreed=agreed or bool(use))
+
+        modal = TrustModal(section, position=(index + 1, len(question.sections)))
+        self.push_screen(modal, callback=answered)
 
     def _stop_on_signals(self) -> None:
         """SIGTERM and SIGHUP end the app as ctrl+q does.
@@ -150,6 +181,7 @@ class IohApp(App[int]):
             self.history,
             remember_file=self.config.remember_file,
             demo_available=self.config.demo is not None,
+            servers=self.config.mcp,
         )
 
     @property
@@ -316,6 +348,13 @@ class IohApp(App[int]):
                 RunBrowserScreen(self.history, remember_file=self.config.remember_file)
             )
 
+    def action_rules(self) -> None:
+        """L: the rules in force for the run's workspace (no run: the current directory)."""
+        if isinstance(self.screen, RulesScreen):
+            return
+        root = self.run_screen.transcript.root if self.run_screen is not None else None
+        self.push_screen(RulesScreen(root or Path.cwd()))
+
     def action_queue(self) -> None:
         """The decision queue: this app's waiting asks (if a run goes) and the stored ones."""
         if isinstance(self.screen, DecisionQueueScreen):
@@ -401,6 +440,9 @@ class IohApp(App[int]):
         yield SystemCommand("Help: keys", "Every key of the app", self.action_help)
         yield SystemCommand(
             "Browse runs", "Every run in the store: traces, resume, decisions", self.action_browse
+        )
+        yield SystemCommand(
+            "Rules", "Every rule in force, its layer and file; revoke one", self.action_rules
         )
         yield SystemCommand(
             "Decision queue", "Every decision waiting on you, across runs", self.action_queue

@@ -17,6 +17,7 @@ from typing import Any
 
 from ioh_tui.engine import Resume, RunRequest, TaskContract
 from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -37,8 +38,33 @@ class AppRun:
     """None: the strongest rung available."""
     label: str = ""
     """How the model is named on screen (default: `<model> via <provider>`)."""
+    mcp: tuple[ServerSpec, ...] = ()
+    """The MCP servers the run starts."""
     hooks: HookSet | None = None
     """The configured hooks (None: none)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectSection:
+    """A project section the user has not agreed to, as the trust modal shows it."""
+
+    kind: str
+    """`policy`, `hooks`, `mcp:NAME` or `rules` (config/trust.py)."""
+    title: str
+    file: Path
+    body: str
+    """Exactly what would be used, as text."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrustQuestion:
+    """What the app asks before a run whose project carries sections not yet agreed to."""
+
+    sections: tuple[ProjectSection, ...]
+    agree: Callable[[str], None]
+    """Records the user's agreement to one kind (so it is not asked again)."""
+    rebuild: Callable[[], AppRun]
+    """The run, built again with what is now agreed to (called only when something was)."""
 
 
 PartsSource = Callable[[], AbstractAsyncContextManager[AppRun]]

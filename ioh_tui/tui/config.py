@@ -6,8 +6,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ioh_tui.mcp import Lister
 from ioh_tui.paths import data_dir
-from ioh_tui.tui.app_run import PartsSource, Resumer
+from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion
 from ioh_tui.tui.notify import Style, TerminalWriter
 from ioh_tui.tui.totals import Clock
 
@@ -30,3 +31,7 @@ class AppConfig:
     """The desktop notification sequence for a waiting decision (`tui/notify.py`; None: none)."""
     terminal: TerminalWriter | None = None
     """Where terminal signals are written (None: this app's terminal; tests record them)."""
+    trust: TrustQuestion | None = None
+    """Project sections to show before `run` starts (None: nothing to ask)."""
+    mcp: Lister | None = None
+    """Lists the configured MCP servers on the start screen (None: none are configured)."""

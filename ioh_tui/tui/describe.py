@@ -5,6 +5,7 @@ Pure functions with no Textual import, so the wording is unit-tested without run
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Mapping
@@ -59,8 +60,13 @@ def tool_line(name: str, arguments: Mapping[str, Any], root: Path | None = None)
         root: The workspace root, to shorten absolute paths.
 
     Returns:
-        For example `edit calc.py`, `run pytest -q`, `grep 'add' in src`.
+        For example `edit calc.py`, `run pytest -q`, `grep 'add' in src`, `mcp fx/echo {...}`.
     """
+    if name.startswith("mcp__") and "__" in name[5:]:
+        # `mcp__SERVER__TOOL`: named as the policy names it, with its arguments.
+        server, tool = name[5:].split("__", 1)
+        args = json.dumps(dict(arguments), ensure_ascii=False) if arguments else ""
+        return one_line(f"mcp {server}/{tool} {args}".rstrip(), 120)
     verb = _VERBS.get(name, name)
     path = relative(str(arguments.get("path", "")), root) if "path" in arguments else ""
     if name == "exec":

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import NewRun
+from ioh_tui.mcp import Lister
 from ioh_tui.tui.app import IohApp
-from ioh_tui.tui.app_run import AppRun, PartsSource, Resumer, given
+from ioh_tui.tui.app_run import AppRun, PartsSource, Resumer, TrustQuestion, given
 from ioh_tui.tui.config import AppConfig
 from ioh_tui.tui.notify import Style, TerminalWriter
 from ioh_tui.tui.totals import Clock
@@ -48,6 +49,8 @@ def make_app(
     resumer: Resumer | None = None,
     notify: Style | None = None,
     terminal: TerminalWriter | None = None,
+    trust: TrustQuestion | None = None,
+    mcp: Lister | None = None,
 ) -> IohApp:
     """Build the app on a run, on the demo, or (neither) on the start screen.
 
@@ -61,6 +64,8 @@ def make_app(
             answers to deferred decisions); None: the app cannot resume.
         notify: The desktop notification sequence for a waiting decision (None: none).
         terminal: Where terminal signals are written (None: the app's terminal).
+        trust: Project sections to show before the run starts (`screens/trust.py`).
+        mcp: Lists the configured MCP servers on the start screen (None: none are configured).
 
     Returns:
         The app, not yet running.
@@ -81,6 +86,8 @@ def make_app(
         resumer=resumer,
         notify=notify,
         terminal=terminal,
+        trust=trust,
+        mcp=mcp,
     )
     if remember_file is not None:
         config.remember_file = remember_file

@@ -13,11 +13,12 @@ from typing import Any
 
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import Resume
+from ioh_tui.mcp import Lister
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.tui.app_run import AppRun, Resumer
+from ioh_tui.tui.app_run import AppRun, ProjectSection, Resumer, TrustQuestion
 
-__all__ = ["AppRun", "launch"]
+__all__ = ["AppRun", "ProjectSection", "TrustQuestion", "launch"]
 
 StoredProvider = Callable[[dict[str, Any]], Provider]
 """Builds the provider that continues a stored run, from its stored contract."""
@@ -30,6 +31,8 @@ def launch(
     demo: bool = False,
     stored_provider: StoredProvider | None = None,
     sandbox: Sandbox | None = None,
+    trust: TrustQuestion | None = None,
+    mcp: Lister | None = None,
 ) -> int:
     """Run the app until it is closed.
 
@@ -40,6 +43,8 @@ def launch(
         stored_provider: Builds the provider that continues a stored run (resuming from the run
             browser or answering a deferred decision); None: the app cannot resume.
         sandbox: The sandbox such resumed runs use (None: the strongest available).
+        trust: Project sections to show before `run` starts (None: nothing to ask).
+        mcp: Lists the configured MCP servers on the start screen (None: none are configured).
 
     Returns:
         The run's exit status (interface.md §2), or 0 when only the start screen was used.
@@ -59,6 +64,8 @@ def launch(
         demo=demo,
         resumer=_resumer(stored_provider, sandbox),
         notify=notify,
+        trust=trust,
+        mcp=mcp,
     )
     app.run()
     return app.exit_status

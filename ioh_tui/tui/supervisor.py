@@ -203,6 +203,7 @@ async def drive(
                 observers=(observer,),
                 cancel=cancel,
                 raises=raises,
+                mcp=run.mcp,
                 hooks=run.hooks,
             )
             result = await start(request, parts)

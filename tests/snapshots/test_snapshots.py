@@ -91,7 +91,7 @@ class TestApprovalModal:
 
     def test_remember_form(self, snap_compare: SnapCompare, tmp_path: Path) -> None:
         """You should see the remember form: the pattern field prefilled with `calc.py`, the scope
-        choice (this run only / save to a policy file) and the preview
+        choice (this run only / this project / this user / a policy file) and the preview
         `will keep: write allow calc.py — this run only`."""
 
         async def remember(pilot: Pilot[Any]) -> None:

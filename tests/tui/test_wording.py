@@ -31,6 +31,8 @@ DIFF = """--- a/calc.py
         ("grep", {"pattern": "add", "path": "src"}, "grep add in src"),
         ("list_dir", {"path": ""}, "list ."),
         ("find", {"pattern": "*.py"}, "find *.py"),
+        ("mcp__github__create_issue", {"title": "bug"}, 'mcp github/create_issue {"title": "bug"}'),
+        ("mcp__fx__ping", {}, "mcp fx/ping"),
     ],
 )
 def test_a_tool_call_reads_as_verb_and_workspace_relative_path(

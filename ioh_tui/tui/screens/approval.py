@@ -17,8 +17,10 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import ContentSwitcher, Input, Label, RadioButton, RadioSet, Static, TextArea
 
+from ioh_tui.config.remembered import as_saved, rules_file
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.policy import ApprovalRequest, Decision, Rule
+from ioh_tui.policy.approver import RememberScope
 from ioh_tui.tui.describe import visible, why_asked
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.diff_view import BodyKind, DiffView
@@ -93,8 +95,8 @@ class ApprovalModal(ModalScreen[Decision]):
 
     @property
     def rewrites_content(self) -> bool:
-        """Whether a rewrite edits the content (writes) rather than the target (commands...)."""
-        return self.request.act is Act.WRITE and self.request.content is not None
+        """Whether a rewrite edits the content (writes, MCP arguments) rather than the target."""
+        return self.request.act in (Act.WRITE, Act.MCP) and self.request.content is not None
 
     def compose(self) -> ComposeResult:
         """Title, why, the change, notices, the forms and the answers."""
@@ -125,7 +127,9 @@ class ApprovalModal(ModalScreen[Decision]):
                     yield Input(r.target, id="remember-pattern")
                     with RadioSet(id="remember-scope"):
                         yield RadioButton("this run only", value=True, id="scope-run")
-                        yield RadioButton("save to a policy file", id="scope-file")
+                        yield RadioButton("this project", id="scope-project")
+                        yield RadioButton("this user", id="scope-user")
+                        yield RadioButton("a policy file", id="scope-file")
                     yield Input(str(self.remember_file), id="remember-file")
                     yield Static("", id="remember-preview", markup=False)
                 with Vertical(id="deny"):
@@ -257,7 +261,11 @@ class ApprovalModal(ModalScreen[Decision]):
             self.notify("The rule needs a pattern.", severity="warning")
             return
         rule = Rule(self.request.act, Effect.ALLOW, pattern)
-        if self.query_one("#scope-file", RadioButton).value:
+        scope = self._scope()
+        if scope in ("project", "user"):
+            # Saved by the engine, with the run's workspace (the preview showed the same).
+            self.dismiss(Decision.remembering(rule, scope=scope))
+        elif scope == "file":
             file = self.query_one("#remember-file", Input).value.strip()
             if not file:
                 self.notify("Saving needs a policy file path.", severity="warning")
@@ -278,14 +286,40 @@ class ApprovalModal(ModalScreen[Decision]):
     @on(RadioSet.Changed)
     def _refresh_preview(self) -> None:
         pattern = self.query_one("#remember-pattern", Input).value.strip() or "?"
-        to_file = self.query_one("#scope-file", RadioButton).value
-        self.query_one("#remember-file", Input).display = to_file
-        file = self.query_one("#remember-file", Input).value
-        # A saved file is an overlay: later runs use it when given as `--policy FILE`.
-        where = f"this run, and saved to {file} (use with --policy)" if to_file else "this run only"
+        scope = self._scope()
+        self.query_one("#remember-file", Input).display = scope == "file"
         self.query_one("#remember-preview", Static).update(
-            f"will keep: {self.request.act.value} allow {pattern} — {where}"
+            remember_preview(
+                self.request, pattern, scope, self.query_one("#remember-file", Input).value
+            )
         )
+
+    def _scope(self) -> RememberScope:
+        for scope in ("project", "user", "file"):
+            if self.query_one(f"#scope-{scope}", RadioButton).value:
+                return scope
+        return "run"
+
+
+def remember_preview(
+    request: ApprovalRequest, pattern: str, scope: RememberScope, file: str
+) -> str:
+    """The exact rule a remember answer keeps, and where: shown before anything is saved."""
+    rule = Rule(request.act, Effect.ALLOW, pattern)
+    if scope == "run":
+        return f"will keep: {rule.describe()} — this run only"
+    if scope == "file":
+        # A saved file is an overlay: later runs use it when given as `--policy FILE`.
+        return f"will keep: {rule.describe()} — this run, and saved to {file} (use with --policy)"
+    if request.workspace is None:
+        where = "the run's workspace" if scope == "project" else "your configuration directory"
+        return (
+            f"will keep: {rule.describe()} — this run, and saved to .ioh-tui/policy.toml in {where}"
+        )
+    saved = as_saved(scope, rule, request.workspace)
+    target = rules_file(scope, request.workspace)
+    later = "this project's later runs" if scope == "project" else "every later run, any project"
+    return f"will keep: {saved.describe()} — this run and {later}: saved to {target}"
 
 
 def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
@@ -295,6 +329,9 @@ def _body(request: ApprovalRequest) -> tuple[str, BodyKind, list[str]]:
     if request.act is Act.EXEC:
         # A command's preview says what it is given beyond the argv (the network).
         raw, kind = "\n\n".join(filter(None, (request.target, request.preview))), "command"
+    elif request.act is Act.MCP:
+        # The arguments as JSON, then the server's hints (information only: the policy asked).
+        raw, kind = "\n\n".join(filter(None, (request.content, request.preview))), "command"
     elif request.preview:
         raw, kind = request.preview, "diff"
     elif request.act is Act.WRITE and request.content is not None:

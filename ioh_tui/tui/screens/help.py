@@ -15,11 +15,13 @@ from textual.widgets import Static
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.budget import BudgetModal
 from ioh_tui.tui.screens.queue import DecisionQueueScreen
+from ioh_tui.tui.screens.rules import RulesScreen
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
 from ioh_tui.tui.screens.summary import SummaryModal
 from ioh_tui.tui.screens.trace import TraceScreen
+from ioh_tui.tui.screens.trust import TrustModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.compaction import Compaction
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -99,4 +101,6 @@ def help_sections(everywhere: Iterable[BindingType]) -> list[Section]:
         ("Start screen", StartScreen.BINDINGS),
         ("Run browser", RunBrowserScreen.BINDINGS),
         ("Trace view", TraceScreen.BINDINGS),
+        ("Rules", RulesScreen.BINDINGS),
+        ("Project trust", TrustModal.BINDINGS),
     ]

@@ -240,7 +240,7 @@ class RunScreen(Screen[None]):
         self.query_one(FileChanges).watch_workspace(context.root, until=self.run.engine)
         self.query_one(Processes).follow(until=self.run.engine)
 
-    def _facts(self, *, sandbox: str, provider: str = "") -> None:
+    def _facts(self, *, sandbox: str, provider: str = "", instructions: str | None = None) -> None:
         if self._run_context is None:
             return
         lines = [f"model: {self._run_context.label}"]
@@ -249,6 +249,9 @@ class RunScreen(Screen[None]):
         unconfined = sandbox == "none"
         lines.append(f"sandbox: {UNCONFINED if unconfined else sandbox or '…'}")
         lines.append(f"workspace: {self._run_context.root.name}")
+        if instructions:
+            # AGENTS.md (or CLAUDE.md) is pinned in every request: say which file it was.
+            lines.append(f"instructions: {instructions} (pinned in every request)")
         self.query_one("#run-facts", Static).update("\n".join(lines))
         if sandbox:
             self.query_one(RungWarning).show(sandbox)
@@ -356,7 +359,7 @@ class RunScreen(Screen[None]):
                     self._restore_notes(_own_run(event), agent, resumed)
                 if agent is None:
                     self.run_id = event.run_id
-                    self._facts(sandbox=sandbox, provider=provider)
+                    self._facts(sandbox=sandbox, provider=provider, instructions=event.instructions)
                     self.status.activity = "started"
                 for warning in event.warnings:
                     await transcript.note(f"warning: {warning}", "-warning", agent)

@@ -1,7 +1,8 @@
 """StartScreen: pending decisions and recent runs from the store, and how to start a run.
 
 Enter on a decision answers it (the run then resumes); enter on a run opens its trace; `b` opens
-the run browser over every run.
+the run browser over every run. When MCP servers are configured, a panel lists them: each is
+started in the sandbox, its tools counted, and stopped again (`r` looks again).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.mcp import Lister, ServerRow
 from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
@@ -82,8 +84,19 @@ class StartScreen(Screen[None]):
     ]
     """Keys of the start screen (enter answers a decision, or opens a run's trace)."""
 
-    def __init__(self, history: History, *, remember_file: Path, demo_available: bool) -> None:
+    def __init__(
+        self,
+        history: History,
+        *,
+        remember_file: Path,
+        demo_available: bool,
+        servers: Lister | None = None,
+    ) -> None:
         super().__init__()
+        self.servers = servers
+        """Lists the configured MCP servers (None: none are configured)."""
+        self.server_rows: list[ServerRow] = []
+        """The servers as last listed."""
         self.history = history
         """Where the lists are read from."""
         self.remember_file = remember_file
@@ -116,6 +129,9 @@ class StartScreen(Screen[None]):
                 "Recent runs — enter opens a trace · b browses every run", classes="start-heading"
             )
             yield DataTable(id="start-runs", cursor_type="row", zebra_stripes=True)
+            if self.servers is not None:
+                yield Static("MCP servers — started to list their tools", classes="start-heading")
+                yield DataTable(id="start-mcp", cursor_type="row", zebra_stripes=True)
             yield Static(HOW_TO_RUN, id="start-how", markup=False)
         yield KeyBar()
 
@@ -125,6 +141,10 @@ class StartScreen(Screen[None]):
         pending.add_columns("run", "request", "act", "target", "agent", "goal")
         runs = self.query_one("#start-runs", DataTable)
         runs.add_columns("run", "goal", "outcome", "steps", "tokens", "started")
+        if self.servers is not None:
+            servers = self.query_one("#start-mcp", DataTable)
+            servers.add_columns("server", "kind", "state", "tools", "command or URL")
+            fill(servers, (), empty="starting the servers…")
         self.action_refresh()
 
     def on_screen_resume(self) -> None:
@@ -140,6 +160,36 @@ class StartScreen(Screen[None]):
             description="read the store",
             exclusive=True,
             exit_on_error=False,
+        )
+        if self.servers is not None:
+            self.run_worker(
+                self._list_servers(self.servers),
+                group="start-mcp",
+                description="list the MCP servers",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    async def _list_servers(self, servers: Lister) -> None:
+        try:
+            rows = await servers()
+        except (IohError, OSError) as exc:
+            self.notify(f"Cannot list the MCP servers: {exc}", severity="error")
+            return
+        self.server_rows = rows
+        fill(
+            self.query_one("#start-mcp", DataTable),
+            (
+                (
+                    row.name,
+                    row.kind,
+                    row.state if row.error is None else one_line(f"{row.state}: {row.error}", 50),
+                    str(len(row.tools)),
+                    one_line(row.line, 50),
+                )
+                for row in rows
+            ),
+            empty="no MCP servers configured",
         )
 
     async def _load(self) -> None:

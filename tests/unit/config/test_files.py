@@ -80,6 +80,14 @@ def _error(tmp_path: Path, text: str, scope: str = "user") -> str:
             "FILE:3: mcp.servers.web.headers_env.Authorization: must be the name",
         ),
         (
+            '[mcp.servers.git__hub]\ncommand = "mcp-git"\n',
+            "FILE:1: mcp.servers.git__hub: a server name is at most 32 letters",
+        ),
+        (
+            '[mcp.servers.web]\nurl = "http://x"\nheaders_env = { "Bad Header" = "TOKEN" }\n',
+            "FILE:3: mcp.servers.web.headers_env.Bad Header: is not an HTTP header name",
+        ),
+        (
             '[policy.defaults]\nexec = "maybe"\n',
             "FILE:2: policy.defaults.exec: ",
         ),

@@ -87,3 +87,56 @@ def test_untrusted_project_sections_are_left_out(tmp_path: Path) -> None:
     assert list(kept.mcp_servers()) == ["fs"] and kept.hooks() == {}
     everything, none_out = keep_trusted(config, ws, book, agreed=sections)
     assert none_out == [] and sorted(everything.mcp_servers()) == ["db", "fs"]
+
+
+def _project(tmp_path: Path, config: str = "", rules: str = "") -> Path:
+    ws = tmp_path / "ws"
+    (ws / ".ioh-tui").mkdir(parents=True, exist_ok=True)
+    if config:
+        (ws / ".ioh-tui" / "config.toml").write_text(config)
+    if rules:
+        (ws / ".ioh-tui" / "policy.toml").write_text(rules)
+    return ws
+
+
+DENY = (
+    '[[policy.layers]]\nname = "g"\n'
+    'rules = [ { act = "exec", effect = "deny", pattern = "rm *" } ]\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("policy", "asks"),
+    [
+        (DENY, False),
+        ('[policy.defaults]\nwrite = "deny"\nnet = "deny"\n', False),
+        (DENY.replace('"deny"', '"allow"'), True),
+        (DENY.replace('"deny"', '"ask"'), True),
+        ('[policy.defaults]\nexec = "allow"\n', True),
+        ('[policy.defaults]\nnet = "ask"\n', True),
+    ],
+)
+def test_only_a_widening_project_policy_needs_agreement(
+    tmp_path: Path, policy: str, asks: bool
+) -> None:
+    from ioh_tui.config import load_config
+    from ioh_tui.config.trust import project_sections
+
+    config = load_config(workspace=_project(tmp_path, config=policy))
+    assert ("policy" in project_sections(config)) is asks
+
+
+def test_a_projects_remembered_allows_need_agreement_and_its_denies_do_not(
+    tmp_path: Path,
+) -> None:
+    from ioh_tui.config import load_config
+    from ioh_tui.config.trust import keep_trusted, project_sections
+
+    ws = _project(tmp_path, rules=DENY)
+    assert "rules" not in project_sections(load_config(workspace=ws))
+    (ws / ".ioh-tui" / "policy.toml").write_text(DENY.replace('"deny"', '"allow"'))
+    config = load_config(workspace=ws)
+    assert "rules" in project_sections(config)
+    kept, out = keep_trusted(config, ws, TrustBook(tmp_path / "trust.json"))
+    assert out == ["rules"] and kept.rules == ()
+    assert kept.left_out == (("rules", ws.resolve() / ".ioh-tui" / "policy.toml"),)

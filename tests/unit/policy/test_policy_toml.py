@@ -92,7 +92,13 @@ def test_rules_as_an_array_of_tables_are_read_too() -> None:
 def test_json_shape_and_round_trip() -> None:
     policy = Policy.default().layer("x").ask_exec("make*")
     data = json.loads(policy.to_json())
-    assert data["defaults"] == {"read": "allow", "write": "ask", "exec": "ask", "net": "deny"}
+    assert data["defaults"] == {
+        "read": "allow",
+        "write": "ask",
+        "exec": "ask",
+        "net": "deny",
+        "mcp": "ask",
+    }
     assert data["layers"][-1] == {
         "name": "x",
         "rules": [{"act": "exec", "effect": "ask", "pattern": "make*"}],
@@ -106,6 +112,11 @@ def test_json_without_net_default_denies_net() -> None:
     assert Policy.from_json(text).check(Act.NET, "example.com:443") is Effect.DENY
 
 
+def test_a_policy_stored_before_mcp_asks_about_mcp_calls() -> None:
+    text = '{"layers": [], "defaults": {"read": "allow", "write": "allow", "exec": "allow"}}'
+    assert Policy.from_json(text).check(Act.MCP, "github/create_issue") is Effect.ASK
+
+
 _BAD_TOML = [
     ("[policy\n", "policy TOML: "),
     ("", "policy TOML: missing the [policy] table"),
@@ -115,7 +126,7 @@ _BAD_TOML = [
     ("[policy]\ndefaults = 'deny'\n", "policy.defaults: expected a table, got a string ('deny')"),
     (
         "[policy.defaults]\nnetwork = 'allow'\n",
-        "policy.defaults: unknown key 'network' (expected read, write, exec, net)",
+        "policy.defaults: unknown key 'network' (expected read, write, exec, net, mcp)",
     ),
     (
         "[policy.defaults]\nread = 'yes'\n",

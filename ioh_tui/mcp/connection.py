@@ -1,0 +1,250 @@
+"""One server's session: started, its tools listed (again when it says they changed), stopped.
+
+The SDK's `Client` holds task groups that must be left by the task that entered them, so each
+server lives in a task of its own (`_serve`) that enters the client, reports ready and waits to be
+told to stop; calls are made from the run's tasks through the same client. Imports the SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import mcp_types
+from mcp import Client, MCPError
+from mcp.client.session import IncomingMessage
+from mcp.client.subscriptions import ListenNotSupportedError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ioh_tui.core.errors import IohError
+from ioh_tui.mcp.spec import ServerSpec
+from ioh_tui.mcp.transport import http_headers, http_streams, service_streams
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.sandbox.service import Service, start_service
+
+State = Literal["starting", "ready", "failed", "exited", "stopped"]
+
+START_TIMEOUT_S = 30.0
+"""How long a server may take to start and list its tools."""
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    """A tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    hints: dict[str, Any] = field(default_factory=dict)
+    """The server's annotations (`readOnlyHint` and the like): shown, never trusted."""
+
+
+class CallFailed(Exception):
+    """The call did not complete: the server died, timed out or broke the protocol."""
+
+
+class Connection:
+    """A started (or failed) server and the tools it offers now."""
+
+    def __init__(self, spec: ServerSpec, on_change: Callable[[], None] | None = None) -> None:
+        self.spec = spec
+        self.state: State = "starting"
+        self.error: str | None = None
+        self.tools: tuple[ToolInfo, ...] = ()
+        self.backend: str | None = None
+        """The sandbox rung a local server runs under."""
+        self.network = False
+        self._on_change = on_change
+        self._client: Client | None = None
+        self._service: Service | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The process started for a local server (its sandbox's wrapper)."""
+        return self._service.process.pid if self._service is not None else None
+
+    async def start(
+        self, sandbox: Sandbox, root: Path, *, network: bool, timeout_s: float = START_TIMEOUT_S
+    ) -> None:
+        """Start the server and list its tools; on failure `state` is `failed` and `error` why."""
+        self.network = network and self.spec.kind == "stdio"
+        self._task = asyncio.create_task(self._serve(sandbox, root), name=f"mcp {self.spec.name}")
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout_s)
+        except TimeoutError:
+            self._fail(f"did not start within {timeout_s:.0f} s")
+            await self.stop()
+
+    async def _serve(self, sandbox: Sandbox, root: Path) -> None:
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                transport = await self._transport(stack, sandbox, root)
+                client = Client(
+                    transport,
+                    cache=None,
+                    message_handler=self._on_message,
+                    read_timeout_seconds=START_TIMEOUT_S,
+                )
+                self._client = await stack.enter_async_context(client)
+                await self.refresh()
+                if self._client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                    listening = asyncio.create_task(self._listen(self._client))
+                    stack.callback(listening.cancel)
+                self.state = "ready"
+                self._ready.set()
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # the server's failure is reported, never raised
+            self._fail(_why(exc, self._service))
+        finally:
+            self._client = None
+            if self.state in ("starting", "ready"):
+                self.state = "stopped"
+            self._ready.set()
+
+    async def _transport(
+        self, stack: contextlib.AsyncExitStack, sandbox: Sandbox, root: Path
+    ) -> Any:
+        spec = self.spec
+        if spec.command is None:
+            return http_streams(str(spec.url), http_headers(spec.headers_env))
+        cwd = (root / spec.cwd) if spec.cwd else root
+        service = await start_service(
+            sandbox, spec.argv, cwd, network=self.network, env=dict(spec.env)
+        )
+        self._service, self.backend = service, service.backend
+        stack.push_async_callback(service.stop)
+        return service_streams(service)
+
+    async def refresh(self) -> None:
+        """List the server's tools again (every page)."""
+        client = self._client
+        if client is None:
+            return
+        found: list[ToolInfo] = []
+        cursor: str | None = None
+        for _ in range(100):
+            page = await client.list_tools(cursor=cursor)
+            for tool in page.tools:
+                hints = (
+                    tool.annotations.model_dump(by_alias=True, exclude_none=True)
+                    if tool.annotations
+                    else {}
+                )
+                found.append(
+                    ToolInfo(tool.name, tool.description or "", dict(tool.input_schema), hints)
+                )
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+        self.tools = tuple(found)
+        if self._on_change is not None:
+            self._on_change()
+
+    async def _on_message(self, message: IncomingMessage) -> None:
+        """A handshake-era server announces a changed tool list as a notification."""
+        if isinstance(message, mcp_types.ToolListChangedNotification):
+            asyncio.get_running_loop().create_task(self._refresh_quietly())
+
+    async def _listen(self, client: Client) -> None:
+        """A 2026-07-28 server announces it through a `subscriptions/listen` stream."""
+        with contextlib.suppress(ListenNotSupportedError, MCPError, RuntimeError, TimeoutError):
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    await self._refresh_quietly()
+
+    async def _refresh_quietly(self) -> None:
+        try:
+            await self.refresh()
+        except Exception as exc:  # a failed re-list keeps the tools listed before
+            _log.warning("mcp server %s: re-listing its tools failed: %s", self.spec.name, exc)
+
+    async def call(
+        self, tool: str, arguments: Mapping[str, Any], timeout_s: float
+    ) -> mcp_types.CallToolResult:
+        """Call `tool`; a tool's own failure is a result with `is_error`.
+
+        Raises:
+            CallFailed: the server is not running, died, or did not answer in time.
+        """
+        client = self._client
+        if client is None or self.state != "ready":
+            raise CallFailed(f"server {self.spec.name} is not running ({self.describe_state()})")
+        try:
+            return await asyncio.wait_for(
+                client.call_tool(tool, dict(arguments), read_timeout_seconds=timeout_s),
+                timeout_s + 1.0,
+            )
+        except TimeoutError:
+            raise CallFailed(f"no answer within {timeout_s:.0f} s") from None
+        except (MCPError, OSError, ValueError) as exc:
+            if self._service is not None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._service.process.wait(), 1.0)
+                if self._service.returncode is not None:
+                    self.state = "exited"
+                    self.error = _why(exc, self._service)
+                    raise CallFailed(f"the server exited: {self.error}") from None
+            raise CallFailed(_brief(exc)) from None
+
+    def describe_state(self) -> str:
+        """The state, with the error when there is one."""
+        return f"{self.state}: {self.error}" if self.error else self.state
+
+    def _fail(self, why: str) -> None:
+        if self.state in ("starting", "ready"):
+            self.state = "failed"
+            self.error = why
+        self._ready.set()
+
+    async def stop(self) -> None:
+        """End the session and the server's process tree."""
+        self._stop.set()
+        task = self._task
+        if task is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 10.0)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        finally:
+            if self._service is not None and self._service.returncode is None:
+                await asyncio.to_thread(self._service.kill_now)
+        if self.state == "ready":
+            self.state = "stopped"
+
+
+def _why(exc: BaseException, service: Service | None) -> str:
+    """One line: what went wrong, and what a local server said last on stderr."""
+    text = _brief(exc)
+    if service is not None:
+        code = service.returncode
+        if code is not None:
+            text = f"exit status {code}" if text in ("", "Connection closed") else text
+        tail = service.stderr_tail().strip().splitlines()
+        if tail:
+            text = f"{text} ({tail[-1][:200]})"
+    return text
+
+
+def _brief(exc: BaseException) -> str:
+    """The innermost message of an exception group, or the exception's own."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, IohError | MCPError):
+        return str(exc)
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -1,0 +1,101 @@
+"""The run's MCP servers: started together with the run, their tools offered, stopped with it.
+
+Plain Python at import: the SDK is imported only when there is a server to start, so a base
+install without the `mcp` extra never loads it (each server then fails with `INSTALL_HINT`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ioh_tui.mcp.spec import INSTALL_HINT, ServerSpec, sdk_available
+from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.tools.base import Tool
+
+if TYPE_CHECKING:
+    from ioh_tui.mcp.connection import Connection
+
+NetworkFor = Callable[[ServerSpec], bool]
+"""Whether a local server gets the network (a `net` rule allows its command line)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRow:
+    """What is known of one server: its state, why it failed, its tools."""
+
+    name: str
+    kind: str
+    line: str
+    """The command line or the URL (never a header value)."""
+    state: str
+    error: str | None
+    tools: tuple[str, ...]
+    backend: str | None = None
+    network: bool = False
+
+
+class McpServers:
+    """The servers of one run; `tools()` is what they offer now (refreshed on list-changed)."""
+
+    def __init__(self, specs: Sequence[ServerSpec]) -> None:
+        self.specs = tuple(specs)
+        self._connections: list[Connection] = []
+        self._tools: tuple[Tool, ...] = ()
+        self._missing = not sdk_available() if self.specs else False
+
+    async def start(self, sandbox: Sandbox, root: Path, network_for: NetworkFor) -> None:
+        """Start every server at once; a server that fails is reported in `rows()`."""
+        if not self.specs or self._missing:
+            return
+        from ioh_tui.mcp.connection import Connection
+
+        self._connections = [Connection(spec, self._rebuild) for spec in self.specs]
+        await asyncio.gather(
+            *(c.start(sandbox, root, network=network_for(c.spec)) for c in self._connections)
+        )
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        from ioh_tui.mcp.tools import mcp_tool
+
+        tools: list[Tool] = []
+        for connection in self._connections:
+            if connection.state != "ready":
+                continue
+            for info in connection.tools:
+                tool = mcp_tool(connection, info)
+                if tool is not None:
+                    tools.append(tool)
+        self._tools = tuple(tools)
+
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools the running servers offer now."""
+        return self._tools
+
+    def rows(self) -> list[ServerRow]:
+        """One row per configured server."""
+        if self._missing or not self._connections:
+            state, error = ("failed", INSTALL_HINT) if self._missing else ("configured", None)
+            return [ServerRow(s.name, s.kind, s.line, state, error, ()) for s in self.specs]
+        return [
+            ServerRow(
+                c.spec.name,
+                c.spec.kind,
+                c.spec.line,
+                c.state,
+                c.error,
+                tuple(t.name for t in c.tools),
+                c.backend,
+                c.network,
+            )
+            for c in self._connections
+        ]
+
+    async def stop(self) -> None:
+        """Stop every server and its process tree."""
+        await asyncio.gather(*(c.stop() for c in self._connections), return_exceptions=True)
+        self._tools = ()

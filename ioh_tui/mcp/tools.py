@@ -1,0 +1,103 @@
+"""An MCP tool as a model-facing tool: `mcp__SERVER__TOOL`, decided by the policy, then called.
+
+Every call goes through the decider as act `mcp` on `SERVER/TOOL` with the arguments as JSON
+content, so refusals, asks, the five decisions and a deferred resume work as for every other act.
+A rewrite edits that JSON. The server's hints are shown to the person asked and never change the
+verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ioh_tui.core.acts import Act
+from ioh_tui.core.transcript import ToolSpec
+from ioh_tui.mcp.connection import CallFailed, Connection, ToolInfo
+from ioh_tui.mcp.spec import tool_name
+from ioh_tui.tools.base import Deferral, Refusal, Tool, ToolContext, ToolResult, cap
+
+_HINTS = (
+    ("readOnlyHint", "read-only", "may change things"),
+    ("destructiveHint", "destructive", "not destructive"),
+    ("idempotentHint", "idempotent", "not idempotent"),
+    ("openWorldHint", "reaches outside", "closed world"),
+)
+
+_EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def mcp_tool(connection: Connection, info: ToolInfo) -> Tool | None:
+    """The tool offering `info` of `connection`'s server, or None if no provider takes its name."""
+    server = connection.spec.name
+    exposed = tool_name(server, info.name)
+    if exposed is None:
+        return None
+    schema = info.input_schema if info.input_schema.get("type") == "object" else _EMPTY_SCHEMA
+    description = info.description or f"{info.name} (MCP server {server})"
+    spec = ToolSpec(exposed, f"[MCP server {server}] {description}", schema)
+
+    async def run(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        return await call_tool(connection, info, exposed, args, ctx)
+
+    # An MCP call may change anything the server reaches: journalled, never silently repeated.
+    return Tool(spec, run, mutating=True)
+
+
+async def call_tool(
+    connection: Connection,
+    info: ToolInfo,
+    exposed: str,
+    args: Mapping[str, Any],
+    ctx: ToolContext,
+) -> ToolResult:
+    """Decide the call (`mcp` on `SERVER/TOOL`), then make it and render what came back."""
+    target = f"{connection.spec.name}/{info.name}"
+    content = json.dumps(dict(args), ensure_ascii=False, indent=2)
+    answer = await ctx.decide(Act.MCP, target, content=content, preview=hints_line(info.hints))
+    if isinstance(answer, Refusal):
+        return ToolResult(answer.observation, ok=False, refused=True)
+    if isinstance(answer, Deferral):
+        return ToolResult(f"[{exposed} deferred]", ok=False, deferred=answer.request_id)
+    if answer.target != target:
+        return ToolResult(
+            f"[{exposed} refused] {target}: an MCP call's server and tool cannot be rewritten",
+            ok=False,
+            refused=True,
+        )
+    arguments: Any = dict(args)
+    if answer.content is not None and answer.content != content:
+        try:
+            arguments = json.loads(answer.content)
+        except ValueError as exc:
+            arguments = exc
+        if not isinstance(arguments, dict):
+            return ToolResult(
+                f"[{exposed} refused] {target}: the rewritten arguments are not a JSON object "
+                f"({arguments})"[:500],
+                ok=False,
+                refused=True,
+            )
+    wall = ctx.wall_s()
+    if wall <= 0:
+        return ToolResult(f"[{exposed} not run] the run's time budget is spent", ok=False)
+    try:
+        result = await connection.call(info.name, arguments, wall)
+    except CallFailed as exc:
+        return ToolResult(f"[{exposed} error] {target}: {exc}", ok=False, changed=True)
+    from ioh_tui.mcp.render import render_result
+
+    text = cap(render_result(result), ctx.entry_cap)
+    note = f"\n{answer.note}" if answer.note else ""
+    if result.is_error:
+        return ToolResult(f"[{exposed} error]\n{text}{note}", ok=False, changed=True)
+    return ToolResult(f"{text}{note}", changed=True, meta={"server": connection.spec.name})
+
+
+def hints_line(hints: Mapping[str, Any]) -> str | None:
+    """The server's annotations in words, marked as its own claims (None: it made none)."""
+    words = [yes if hints[key] else no for key, yes, no in _HINTS if key in hints]
+    if not words:
+        return None
+    return f"server's hints (not checked; the policy decides): {', '.join(words)}"

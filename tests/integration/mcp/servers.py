@@ -1,0 +1,87 @@
+"""The fixture MCP servers as the tests start them, and how a test finds their processes."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+
+from ioh_tui.mcp import ServerSpec
+
+SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "tools_server.py"
+
+
+def marker() -> str:
+    """A word put on a server's command line, so its processes can be found by it."""
+    return f"ioh-mcp-test-{uuid.uuid4().hex[:12]}"
+
+
+def stdio_spec(name: str = "fx", tag: str = "", **kw: object) -> ServerSpec:
+    """The fixture server on stdio, with `tag` on its command line."""
+    return ServerSpec(name, command=sys.executable, args=(str(SERVER), tag), **kw)  # type: ignore[arg-type]
+
+
+def config_toml(name: str, tag: str) -> str:
+    """A configuration file declaring the fixture server on stdio."""
+    return (
+        f"[mcp.servers.{name}]\n"
+        f'command = "{sys.executable}"\n'
+        f'args = ["{SERVER}", "{tag}"]\n'
+        'env = { FIXTURE_VAR = "from-config" }\n'
+    )
+
+
+def processes_with(tag: str) -> list[psutil.Process]:
+    """Live processes whose command line holds `tag`."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "status"]):
+        cmdline = proc.info["cmdline"] or []
+        if proc.info["status"] != psutil.STATUS_ZOMBIE and any(tag in part for part in cmdline):
+            found.append(proc)
+    return found
+
+
+def gone(tag: str, within_s: float = 5.0) -> bool:
+    """Whether every process holding `tag` is gone (waiting up to `within_s`)."""
+    deadline = time.monotonic() + within_s
+    while processes_with(tag):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def http_server() -> Iterator[str]:
+    """The fixture server on streamable HTTP at 127.0.0.1 (a subprocess); yields its URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(SERVER), "--http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+                break
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("the fixture HTTP server did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.kill()
+        proc.wait(10)

@@ -1,0 +1,172 @@
+"""MCP servers from the command line: configured, asked about, deferred, killed, listed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.mcp.servers import config_toml, gone, marker, processes_with
+
+
+def configure(text: str) -> None:
+    """Write the user configuration file the suite points XDG_CONFIG_HOME at."""
+    folder = Path(os.environ["XDG_CONFIG_HOME"]) / "ioh-tui"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.toml").write_text(text)
+
+
+def ioh(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ioh_tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def scenario(path: Path, *turns: dict[str, Any]) -> str:
+    path.write_text(json.dumps({"model": "m", "turns": list(turns)}))
+    return str(path)
+
+
+def test_an_ask_is_deferred_then_approved_with_resume(project: Path, tmp_path: Path) -> None:
+    tag = marker()
+    configure(config_toml("fx", tag))
+    script = scenario(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "mcp__fx__where", "arguments": {}}]},
+        {"text": "done"},
+    )
+    store = str(tmp_path / "runs.db")
+    common = ("--store", store, "--workspace", str(project))
+    first = ioh(
+        *("exec", "look around", "--provider", "scripted", "--scenario", script),
+        *(*common, "--on-approval", "defer", "--json"),
+    )
+    assert first.returncode == 4, first.stderr  # paused on the decision
+    events = [json.loads(line) for line in first.stdout.splitlines()]
+    (asked,) = [e for e in events if e["event"] == "approval_requested"]
+    assert (asked["act"], asked["target"]) == ("mcp", "fx/where")
+    assert gone(tag), "the server outlived the paused run"
+    done = ioh("resume", "1", "--headless", "--decide", "approve", *common, "--json")
+    assert done.returncode == 0, done.stderr
+    finished = [json.loads(line) for line in done.stdout.splitlines()]
+    (result,) = [e for e in finished if e["event"] == "tool_call_finished"]
+    assert result["ok"] and "FIXTURE_VAR=from-config" in result["output"]
+    assert finished[-1]["outcome"] == "finished"
+    assert gone(tag)
+    shown = json.loads(ioh("show", "1", "--json", "--store", store).stdout)
+    kinds = {e["kind"] for e in shown["sandbox_events"]}
+    assert "mcp_ready" in kinds
+
+
+@pytest.mark.slow
+def test_no_server_is_left_after_the_harness_is_killed(project: Path, tmp_path: Path) -> None:
+    tag = marker()
+    configure(config_toml("fx", tag))
+    script = scenario(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "mcp__fx__wait", "arguments": {"seconds": 60}}]},
+        {"text": "done"},
+    )
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        '[[policy.layers]]\nname = "t"\nrules = [{act = "mcp", effect = "allow", '
+        'pattern = "fx/*"}]\n'
+    )
+    harness = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ioh_tui", "exec", "wait", "--provider", "scripted"),
+            *("--scenario", script, "--policy", str(policy), "--workspace", str(project)),
+            *("--store", str(tmp_path / "runs.db"), "--json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert harness.stdout is not None
+        for line in harness.stdout:  # until the call is under way
+            if json.loads(line)["event"] == "tool_call_started":
+                break
+        deadline = time.monotonic() + 20
+        while not processes_with(tag) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert processes_with(tag), "the server never started"
+        time.sleep(0.5)
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(10)
+    assert gone(tag, within_s=10), [p.cmdline() for p in processes_with(tag)]
+
+
+def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> None:
+    tag = marker()
+    configure(config_toml("fx", tag) + '\n[mcp.servers.broken]\ncommand = "/nonexistent/server"\n')
+    shown = ioh("mcp", "list", "--workspace", str(tmp_path))
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0] == "broken  stdio  failed  /nonexistent/server"
+    assert "command not found" in lines[1]
+    assert lines[2].startswith("fx  stdio  8 tools  ")
+    assert "echo" in lines[3] and "where" in lines[3]
+    as_json = json.loads(ioh("mcp", "list", "--json", "--workspace", str(tmp_path)).stdout)
+    rows = {row["name"]: row for row in as_json["servers"]}
+    assert rows["fx"]["state"] == "ready" and "crash" in rows["fx"]["tools"]
+    assert rows["broken"]["state"] == "failed" and rows["broken"]["tools"] == []
+    assert gone(tag)
+
+
+def test_mcp_list_with_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    configure('[mcp.servers.x]\ncommand = "a"\nurl = "http://127.0.0.1:1/mcp"\n')
+    shown = ioh("mcp", "list")
+    assert shown.returncode == 2
+    assert len(shown.stderr.splitlines()) == 1
+    assert "needs exactly one of command" in shown.stderr
+    configure('[mcp.servers."a__b"]\ncommand = "a"\n')
+    shown = ioh("mcp", "list")
+    assert shown.returncode == 2 and "a server name is at most 32" in shown.stderr
+
+
+def test_without_the_extra_a_configured_server_says_how_to_install_it(
+    project: Path, tmp_path: Path
+) -> None:
+    configure(config_toml("fx", marker()))
+    hint = "MCP servers need the mcp extra: pip install 'ioh-tui[mcp]'"
+
+    def without_sdk(*argv: str) -> subprocess.CompletedProcess[str]:
+        code = (
+            "import sys; sys.modules['mcp'] = None; from ioh_tui.cli import main; "
+            f"sys.exit(main({list(argv)!r}))"
+        )
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+
+    listed = without_sdk("mcp", "list")
+    assert listed.returncode == 2
+    assert listed.stderr.strip() == f"ioh-tui: {hint}"
+    script = scenario(tmp_path / "s.json", {"text": "nothing to do"})
+    ran = without_sdk(
+        *("exec", "x", "--provider", "scripted", "--scenario", script),
+        *("--workspace", str(project), "--store", str(tmp_path / "r.db")),
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stderr.splitlines()[0] == f"ioh-tui: {hint} (the run goes on without its servers)"
+
+
+def test_the_base_install_never_imports_the_sdk() -> None:
+    code = (
+        "import sys; import ioh_tui.cli, ioh_tui.cli.headless, ioh_tui.engine, ioh_tui.mcp; "
+        "from ioh_tui.cli import main; print('mcp' in sys.modules, 'mcp_types' in sys.modules)"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert shown.stdout.strip() == "False False", shown.stderr
