@@ -16,6 +16,10 @@ from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeErro
 from ioh_tui.core.shown import shown
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ioh_tui.hooks import HookSet
+    from ioh_tui.mcp import ServerSpec
     from ioh_tui.tui.launch import AppRun, TrustQuestion
 
 EXIT_USAGE = 2
@@ -182,8 +186,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    from ioh_tui.cli.extensions import build_hooks
-    from ioh_tui.cli.mcp_command import run_servers, start_screen_lister
+    from ioh_tui.cli.extensions import run_extensions
+    from ioh_tui.cli.mcp_command import start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
         build_containment,
@@ -195,6 +199,7 @@ def _app(args: argparse.Namespace) -> int:
         resume_provider,
         store_path,
         stored_provider,
+        stored_root,
     )
     from ioh_tui.engine import NewRun, Resume, check_contract
     from ioh_tui.policy import Decision
@@ -206,6 +211,11 @@ def _app(args: argparse.Namespace) -> int:
     if args.command in ("run", "demo", "resume") or store.exists():
         check_store(store, create=args.command != "resume")
     _notifications(args)
+
+    def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
+        # A run resumed from the app's browser or queue: the hooks and servers of its workspace.
+        return run_extensions(args, root)
+
     if args.command == "run":
         contract, contract_policy = build_contract(args)
         check_contract(contract)
@@ -214,18 +224,25 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
-        run = AppRun(new, provider, policy, sandbox, mcp=run_servers(args))
-        run = AppRun(new, provider, policy, sandbox, hooks=build_hooks(args, contract.root))
-        # What the person agrees to in the app's trust modal is used: policy and hooks rebuilt.
-        trust = _trust_question(
-            args,
-            lambda: replace(
-                run,
-                policy=build_policy(args, contract_policy),
-                hooks=build_hooks(args, contract.root),
-            ),
+        hooks, servers = run_extensions(args, contract.root)
+        run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks)
+
+        def agreed() -> AppRun:
+            # What the person agrees to in the trust modal is used: policy, hooks and servers.
+            hooks, servers = run_extensions(args, contract.root)
+            return replace(
+                run, policy=build_policy(args, contract_policy), hooks=hooks, mcp=servers
+            )
+
+        trust = _trust_question(args, agreed)
+        return launch(
+            store,
+            run,
+            stored_provider=stored_provider,
+            sandbox=sandbox,
+            trust=trust,
+            extensions=extensions,
         )
-        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox, trust=trust)
     if args.command == "resume":
         decision = None
         if args.decide == "approve":
@@ -236,13 +253,17 @@ def _app(args: argparse.Namespace) -> int:
         stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        run = AppRun(request, provider, stored_policy, sandbox, mcp=run_servers(args))
-        return launch(store, run, stored_provider=stored_provider, sandbox=sandbox)
+        hooks, servers = run_extensions(args, stored_root(args, store))
+        run = AppRun(request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks)
+        return launch(
+            store, run, stored_provider=stored_provider, sandbox=sandbox, extensions=extensions
+        )
     return launch(
         store,
         demo=args.command == "demo",
         stored_provider=stored_provider,
         mcp=start_screen_lister(args),
+        extensions=extensions,
     )
 
 

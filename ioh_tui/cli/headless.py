@@ -9,8 +9,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ioh_tui.cli.extensions import build_hooks
-from ioh_tui.cli.mcp_command import run_servers
+from ioh_tui.cli.extensions import run_extensions
 from ioh_tui.cli.options import (
     budget_overrides,
     build_containment,
@@ -179,8 +178,7 @@ def exec_command(args: argparse.Namespace) -> int:
     provider = build_provider(args, contract.max_retries)
     sandbox = build_sandbox(args)
     containment = build_containment(args)
-    servers = run_servers(args)
-    hooks = build_hooks(args, contract.root)
+    hooks, servers = run_extensions(args, contract.root)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
@@ -211,7 +209,6 @@ def resume_command(args: argparse.Namespace) -> int:
         say(f"ioh-tui: {line}", err=True)
     policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
-    servers = run_servers(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
@@ -226,6 +223,7 @@ def resume_command(args: argparse.Namespace) -> int:
             with_stored_driver(args, row.contract),
             overrides.get("max_retries", stored.max_retries),
         )
+        hooks, servers = run_extensions(args, stored.root)
         parts = Parts(
             provider,
             store,
@@ -235,7 +233,7 @@ def resume_command(args: argparse.Namespace) -> int:
             observers=tuple(_observers(args.json)),
             cancel=cancel,
             mcp=servers,
-            hooks=build_hooks(args, stored.root),
+            hooks=hooks,
         )
         try:
             result = await start(Resume(args.run_id, decision, overrides), parts)

@@ -602,6 +602,22 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     )
 
 
+def stored_root(args: argparse.Namespace, store: Path) -> Path:
+    """The workspace of the stored run `args.run_id` (its hooks and servers are that project's).
+
+    Raises:
+        ResumeError: There is no such run.
+        ConfigError: The stored contract cannot be read.
+    """
+    from ioh_tui.store import Store
+
+    async def read() -> dict[str, Any]:
+        async with Store.open(store) as opened:
+            return (await opened.run(args.run_id)).contract
+
+    return TaskContract.from_dict(asyncio.run(read())).root
+
+
 def resume_provider(args: argparse.Namespace, store: Path) -> Provider:
     """The provider `ioh-tui resume RUN_ID` continues with in the app.
 

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import Resume
-from ioh_tui.mcp import Lister
+from ioh_tui.engine import Resume, TaskContract
+from ioh_tui.hooks import HookSet
+from ioh_tui.mcp import Lister, ServerSpec
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tui.app_run import AppRun, ProjectSection, Resumer, TrustQuestion
@@ -22,6 +23,8 @@ __all__ = ["AppRun", "ProjectSection", "TrustQuestion", "launch"]
 
 StoredProvider = Callable[[dict[str, Any]], Provider]
 """Builds the provider that continues a stored run, from its stored contract."""
+Extensions = Callable[[Path], tuple[HookSet, tuple[ServerSpec, ...]]]
+"""The hooks and MCP servers of a run working in a workspace (from its configuration files)."""
 
 
 def launch(
@@ -33,6 +36,7 @@ def launch(
     sandbox: Sandbox | None = None,
     trust: TrustQuestion | None = None,
     mcp: Lister | None = None,
+    extensions: Extensions | None = None,
 ) -> int:
     """Run the app until it is closed.
 
@@ -45,6 +49,8 @@ def launch(
         sandbox: The sandbox such resumed runs use (None: the strongest available).
         trust: Project sections to show before `run` starts (None: nothing to ask).
         mcp: Lists the configured MCP servers on the start screen (None: none are configured).
+        extensions: The hooks and servers of a run resumed from the app (its run browser, its
+            queue), by the run's workspace; None: such runs have none.
 
     Returns:
         The run's exit status (interface.md §2), or 0 when only the start screen was used.
@@ -62,7 +68,7 @@ def launch(
         store_path,
         run,
         demo=demo,
-        resumer=_resumer(stored_provider, sandbox),
+        resumer=_resumer(stored_provider, sandbox, extensions),
         notify=notify,
         trust=trust,
         mcp=mcp,
@@ -83,13 +89,22 @@ def _need_a_terminal() -> None:
         )
 
 
-def _resumer(build: StoredProvider | None, sandbox: Sandbox | None) -> Resumer | None:
-    """The app's way to continue a stored run: the stored provider, in the given sandbox."""
+def _resumer(
+    build: StoredProvider | None, sandbox: Sandbox | None, extensions: Extensions | None = None
+) -> Resumer | None:
+    """The app's way to continue a stored run: the stored provider, in the given sandbox.
+
+    Under the hooks and MCP servers of the run's own workspace, as `resume --headless` runs it.
+    """
     if build is None:
         return None
 
     def resumed(request: Resume, contract: dict[str, Any]) -> AppRun:
         # Built when a run is resumed, so a missing key is a one-line refusal, not a failed start.
-        return AppRun(request, build(contract), sandbox=sandbox)
+        provider = build(contract)
+        if extensions is None:
+            return AppRun(request, provider, sandbox=sandbox)
+        hooks, servers = extensions(TaskContract.from_dict(contract).root)
+        return AppRun(request, provider, sandbox=sandbox, mcp=servers, hooks=hooks)
 
     return resumed
