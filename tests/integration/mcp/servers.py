@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,7 +18,24 @@ import psutil
 
 from ioh_tui.mcp import ServerSpec
 
-SERVER = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "tools_server.py"
+_SOURCE = Path(__file__).resolve().parents[2] / "fixtures" / "mcp_servers" / "tools_server.py"
+
+
+def _visible_copy() -> Path:
+    """The fixture server where every sandbox rung shows it.
+
+    The sandbox gives commands a private /tmp, and a checkout (with this file) may be under /tmp,
+    as CI clones can be: the server would not start there. /var/tmp is shown read-only.
+    """
+    if not str(_SOURCE).startswith("/tmp/") or not Path("/var/tmp").is_dir():
+        return _SOURCE
+    folder = Path(tempfile.mkdtemp(prefix="ioh-mcp-fixture-", dir="/var/tmp"))
+    shutil.copy(_SOURCE, folder / _SOURCE.name)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder / _SOURCE.name
+
+
+SERVER = _visible_copy()
 
 
 def marker() -> str:
