@@ -10,6 +10,7 @@ import resource
 import signal
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from ioh_tui.core.redact import configured_keys, is_key_variable
 from ioh_tui.sandbox.base import Limits
@@ -192,11 +193,14 @@ def kept_under_tmp(path_env: str) -> list[str]:
 
     A private /tmp would hide this interpreter's installation when it lives there (a virtualenv
     in a checkout under /tmp, as CI clones may be) and any PATH entry there, so the commands we
-    run with `sys.executable` or from PATH could not start.
+    run with `sys.executable` or from PATH could not start; and an editable install's source
+    (the folder holding `ioh_tui`), which the document worker imports inside the sandbox.
     """
     tmp = os.path.realpath("/tmp")
     found: set[str] = set()
-    for entry in (sys.prefix, sys.exec_prefix, sys.base_prefix, *path_env.split(os.pathsep)):
+    source = str(Path(__file__).resolve().parents[2])  # the folder holding the ioh_tui package
+    entries = (sys.prefix, sys.exec_prefix, sys.base_prefix, source, *path_env.split(os.pathsep))
+    for entry in entries:
         if not entry:
             continue
         real = os.path.realpath(entry)
