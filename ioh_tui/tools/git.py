@@ -16,6 +16,7 @@ from ioh_tui.core.acts import Act
 from ioh_tui.tools.base import (
     ArgumentError,
     Deferral,
+    Permit,
     Refusal,
     ToolContext,
     ToolResult,
@@ -157,8 +158,7 @@ async def git_commit(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     answer = await ctx.decide(Act.WRITE, REPOSITORY, content=message, preview=preview)
     if (stop := _stopped(answer, "git_commit")) is not None:
         return stop
-    if isinstance(answer, Refusal | Deferral):  # pragma: no cover - _stopped returned
-        raise AssertionError
+    assert isinstance(answer, Permit)  # _stopped returned the refusal or deferral
     message = answer.content if answer.content is not None else message
     done = await git(ctx, "commit", "--quiet", "-m", message, env=identity(ctx.workspace.root))
     if not done.ok:

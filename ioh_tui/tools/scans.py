@@ -9,12 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ioh_tui.documents.scan import IMAGES, KINDS
 from ioh_tui.tools.base import ArgumentError, ToolContext, ToolResult, arg_int, arg_str, cap
 from ioh_tui.tools.docwork import Stop, decide_write, readable, target, work
 
 EXTRA = "ioh-tui[scan]"
-_IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff")
-_KINDS = ("qr", "code128", "ean13")
 
 
 async def ocr(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
@@ -22,7 +21,7 @@ async def ocr(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     verb = "ocr"
     page = arg_int(args, "page")
     try:
-        rel = await readable(ctx, arg_str(args, "path"), verb, (*_IMAGES, ".pdf"))
+        rel = await readable(ctx, arg_str(args, "path"), verb, (*IMAGES, ".pdf"))
         done = await work(ctx, verb, {"op": "ocr", "path": rel, "page": page}, EXTRA)
     except Stop as stop:
         return stop.result
@@ -34,7 +33,7 @@ async def barcode_read(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Every barcode and QR code in an image, with its format."""
     verb = "barcode_read"
     try:
-        rel = await readable(ctx, arg_str(args, "path"), verb, _IMAGES)
+        rel = await readable(ctx, arg_str(args, "path"), verb, IMAGES)
         done = await work(ctx, verb, {"op": "barcode_read", "path": rel}, EXTRA)
     except Stop as stop:
         return stop.result
@@ -50,8 +49,8 @@ async def barcode_write(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult
     verb = "barcode_write"
     data = arg_str(args, "data")
     kind = arg_str(args, "kind", required=False) or "qr"
-    if kind not in _KINDS:
-        raise ArgumentError(f"kind must be one of {', '.join(_KINDS)}")
+    if kind not in KINDS:
+        raise ArgumentError(f"kind must be one of {', '.join(KINDS)}")
     try:
         rel = target(ctx, arg_str(args, "path"), (".png", ".svg"))
         await decide_write(ctx, verb, rel, None, f"{kind} code holding {data!r} -> {rel}")
