@@ -2,6 +2,10 @@
 
 Prints figures; asserts nothing. The model answers instantly, so wall time over steps is the
 harness's own cost: building the request, dispatching a read, committing the step to SQLite.
+Each step reads its own 1 KB file (a distinct observation), so the store's bytes per step are
+those of a run that never reads the same thing twice. The scripted turns carry their usage: the
+scripted model's own token estimate re-reads the whole transcript every call (quadratic, a cost
+of the stand-in model, not of the harness).
 """
 
 from __future__ import annotations
@@ -21,17 +25,32 @@ from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
 
+FILES = 1000
+
+
+def observation(i: int) -> str:
+    """A distinct 1 KB text: file `i`'s content."""
+    line = f"line of file {i:04d}: " + "abcdefghij" * 4 + "\n"
+    return (line * (1024 // len(line) + 1))[:1023] + "\n"
+
 
 async def one_run(root: Path, db: Path, steps: int) -> tuple[float, int]:
-    turn = {"text": "step", "tool_calls": [{"name": "read_file", "arguments": {"path": "a.txt"}}]}
-    provider = ScriptedProvider(parse_scenario({"turns": [turn] * steps}))
+    turns = [
+        {
+            "text": "step",
+            "tool_calls": [{"name": "read_file", "arguments": {"path": f"f{i % FILES}.txt"}}],
+            "usage": {"input_tokens": 100 + i, "output_tokens": 10},
+        }
+        for i in range(steps)
+    ]
+    provider = ScriptedProvider(parse_scenario({"turns": turns}))
     events = 0
 
     def count(_: Event) -> None:
         nonlocal events
         events += 1
 
-    # The same read every step, on purpose: stall detection would end it at step 10.
+    # Stall detection off: a scripted run is not a stalled one however it repeats.
     contract = (
         TaskContract.workspace("bench", root, NoGate()).with_max_steps(steps).with_stall_after(0)
     )
@@ -55,18 +74,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ws"
         root.mkdir()
-        (root / "a.txt").write_text("hello\n" * 20)
+        for i in range(FILES):
+            (root / f"f{i}.txt").write_text(observation(i))
         for steps, runs in ((200, 3), (1000, 1)):
             per_step = []
             for i in range(runs):
                 db = Path(tmp) / f"trace{steps}-{i}.db"
                 elapsed, events = asyncio.run(one_run(root, db, steps))
                 per_step.append(elapsed / steps * 1000)
-            size = db.stat().st_size / 1024
+            size = db.stat().st_size
             figures = ", ".join(f"{v:.2f}" for v in per_step)
             print(
-                f"engine: {steps}-step run, trace {size:.0f} KiB, {events} events: harness overhead"
-                f" per step median {statistics.median(per_step):.2f} ms (runs: {figures})"
+                f"engine: {steps}-step run, trace {size / 1024:.0f} KiB ({size / steps / 1024:.2f}"
+                f" KiB a step, 1 KB observations), {events} events: harness overhead per step"
+                f" median {statistics.median(per_step):.2f} ms (runs: {figures})"
             )
 
 

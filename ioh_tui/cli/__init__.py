@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 from ioh_tui import __version__
-from ioh_tui.cli.options import add_run_options
 from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
 from ioh_tui.core.shown import shown
@@ -35,6 +34,8 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
+    from ioh_tui.cli.options import add_run_options  # imports the engine: not for --version
+
     parser = _Parser(
         prog="ioh-tui", description="Run and supervise AI coding agents from a task contract."
     )
@@ -128,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
+    if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:
+        # What the parser's version action prints, without importing what the parser needs.
+        print(f"ioh-tui {__version__}")
+        return 0
     try:
         args = build_parser().parse_args(argv)
         return _dispatch(args)

@@ -235,7 +235,21 @@ ALTER TABLE approvals ADD COLUMN answer_mac TEXT;
 """
 """Version 4: the seal on each answer (`seal.py`); a row answered without one is no answer."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4)
+V5 = """
+CREATE TABLE IF NOT EXISTS texts (
+    id INTEGER PRIMARY KEY,
+    digest BLOB NOT NULL UNIQUE,
+    text TEXT NOT NULL
+);
+ALTER TABLE messages ADD COLUMN content_text INTEGER REFERENCES texts(id);
+ALTER TABLE tool_calls ADD COLUMN output_text INTEGER REFERENCES texts(id);
+ALTER TABLE events ADD COLUMN texts TEXT;
+"""
+"""Version 5: long texts stored once (`texts.py`). A row with a reference holds '' in place of
+the text: `messages.content_text`, `tool_calls.output_text`, and `events.texts` (a JSON object,
+key to text id, for the keys of the event's JSON whose value is null in place of the text)."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,6 +9,7 @@ staged turn.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ from ioh_tui.core.transcript import Completion, Message
 from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
+from ioh_tui.store.texts import keep
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,19 +51,21 @@ class Steps(Db):
     async def commit_step(self, commit: StepCommit) -> None:
         """Write one step, its transcript messages and tool calls in one transaction.
 
-        With a lease, the generation is checked inside the transaction: a driver that lost its
-        lease writes nothing and gets `ConflictError`.
+        The whole transaction is one call on the store's thread (`Db._atomically`). With a
+        lease, the generation is checked inside the transaction: a driver that lost its lease
+        writes nothing and gets `ConflictError`.
         """
-        async with self._transaction() as db:
+
+        def write(conn: sqlite3.Connection) -> None:
             if commit.lease_owner is not None:
-                cur = await db.execute(
+                cur = conn.execute(
                     f"UPDATE run_leases SET renewed_at = {NOW} WHERE run_id = ? AND owner = ?"
                     " AND generation = ?",
                     (commit.run_id, commit.lease_owner, commit.lease_generation),
                 )
                 if cur.rowcount != 1:
                     raise ConflictError(commit.run_id, "another driver took over the lease")
-            await db.execute(
+            conn.execute(
                 "INSERT INTO steps (run_id, step, decision, tool_call, tokens, input_tokens,"
                 " output_tokens, cost_usd) VALUES (?,?,?,?,?,?,?,?)",
                 (
@@ -75,12 +79,14 @@ class Steps(Db):
                     commit.cost_usd,
                 ),
             )
-            await self._write_messages(commit.run_id, commit.step, commit.messages, base=0)
-            await self._write_tool_calls(commit.run_id, commit.step, commit.tool_calls, base=0)
-            await db.execute(
+            _write_messages(conn, commit.run_id, commit.step, commit.messages, base=0)
+            _write_tool_calls(conn, commit.run_id, commit.step, commit.tool_calls, base=0)
+            conn.execute(
                 "DELETE FROM staged_turns WHERE run_id = ? AND step = ?",
                 (commit.run_id, commit.step),
             )
+
+        await self._atomically(write)
 
     async def stage_turn(self, run_id: int, step: int, completion: Completion) -> None:
         """Keep a model turn before its tools run: a resumed step reuses it, never re-asks."""
@@ -110,69 +116,19 @@ class Steps(Db):
         tool_calls: Sequence[CallRecord],
     ) -> None:
         """Add messages and tool calls to a committed step (a paused step's answers), atomically."""
-        async with self._transaction():
-            await self._write_messages(run_id, step, messages)
-            await self._write_tool_calls(run_id, step, tool_calls)
 
-    async def _write_messages(
-        self, run_id: int, step: int, messages: Sequence[Message], base: int | None = None
-    ) -> None:
-        """Insert transcript rows after the step's last (`base` 0 for a new step saves a query)."""
-        if base is None:
-            base = await self._scalar(
-                "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE run_id = ? AND step = ?",
-                (run_id, step),
-            )
-        await self._db.executemany(
-            "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id)"
-            " VALUES (?,?,?,?,?,?,?)",
-            [
-                (
-                    run_id,
-                    step,
-                    base + i,
-                    m.role,
-                    m.content,
-                    json.dumps([tool_call_to_json(c) for c in m.tool_calls]),
-                    m.tool_call_id,
-                )
-                for i, m in enumerate(messages)
-            ],
-        )
+        def write(conn: sqlite3.Connection) -> None:
+            _write_messages(conn, run_id, step, messages)
+            _write_tool_calls(conn, run_id, step, tool_calls)
 
-    async def _write_tool_calls(
-        self, run_id: int, step: int, calls: Sequence[CallRecord], base: int | None = None
-    ) -> None:
-        if base is None:
-            base = await self._scalar(
-                "SELECT COALESCE(MAX(seq), -1) + 1 FROM tool_calls WHERE run_id = ? AND step = ?",
-                (run_id, step),
-            )
-        await self._db.executemany(
-            "INSERT INTO tool_calls (run_id, step, seq, call_id, name, arguments, ok, refused,"
-            " summary, output) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            [
-                (
-                    run_id,
-                    step,
-                    base + i,
-                    c.call_id,
-                    c.name,
-                    json.dumps(c.arguments, sort_keys=True),
-                    int(c.ok),
-                    int(c.refused),
-                    c.summary,
-                    c.output,
-                )
-                for i, c in enumerate(calls)
-            ],
-        )
+        await self._atomically(write)
 
     async def messages(self, run_id: int) -> list[MessageRow]:
         """The run's committed transcript, in order."""
         rows = await self._rows(
-            "SELECT step, seq, role, content, tool_calls, tool_call_id FROM messages"
-            " WHERE run_id = ? ORDER BY step, seq",
+            "SELECT m.step, m.seq, m.role, COALESCE(t.text, m.content) AS content, m.tool_calls,"
+            " m.tool_call_id FROM messages m LEFT JOIN texts t ON t.id = m.content_text"
+            " WHERE m.run_id = ? ORDER BY m.step, m.seq",
             (run_id,),
         )
         for row in rows:
@@ -188,7 +144,10 @@ class Steps(Db):
     async def tool_calls(self, run_id: int) -> list[ToolCallRow]:
         """The run's recorded tool calls, in order."""
         rows = await self._rows(
-            "SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, seq", (run_id,)
+            "SELECT c.id, c.run_id, c.step, c.seq, c.call_id, c.name, c.arguments, c.ok,"
+            " c.refused, c.summary, COALESCE(t.text, c.output) AS output FROM tool_calls c"
+            " LEFT JOIN texts t ON t.id = c.output_text WHERE c.run_id = ? ORDER BY c.step, c.seq",
+            (run_id,),
         )
         return [
             ToolCallRow(
@@ -253,3 +212,77 @@ class Steps(Db):
             )
             for row in rows
         ]
+
+
+def _write_messages(
+    conn: sqlite3.Connection,
+    run_id: int,
+    step: int,
+    messages: Sequence[Message],
+    base: int | None = None,
+) -> None:
+    """Insert transcript rows after the step's last (`base` 0 for a new step saves a query)."""
+    if base is None:
+        base = _next_seq(conn, "messages", run_id, step)
+    rows = []
+    for i, m in enumerate(messages):
+        text = keep(conn, m.content)
+        rows.append(
+            (
+                run_id,
+                step,
+                base + i,
+                m.role,
+                m.content if text is None else "",
+                json.dumps([tool_call_to_json(c) for c in m.tool_calls]),
+                m.tool_call_id,
+                text,
+            )
+        )
+    conn.executemany(
+        "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id,"
+        " content_text) VALUES (?,?,?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def _write_tool_calls(
+    conn: sqlite3.Connection,
+    run_id: int,
+    step: int,
+    calls: Sequence[CallRecord],
+    base: int | None = None,
+) -> None:
+    if base is None:
+        base = _next_seq(conn, "tool_calls", run_id, step)
+    rows = []
+    for i, c in enumerate(calls):
+        text = keep(conn, c.output)
+        rows.append(
+            (
+                run_id,
+                step,
+                base + i,
+                c.call_id,
+                c.name,
+                json.dumps(c.arguments, sort_keys=True),
+                int(c.ok),
+                int(c.refused),
+                c.summary,
+                c.output if text is None else "",
+                text,
+            )
+        )
+    conn.executemany(
+        "INSERT INTO tool_calls (run_id, step, seq, call_id, name, arguments, ok, refused,"
+        " summary, output, output_text) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def _next_seq(conn: sqlite3.Connection, table: str, run_id: int, step: int) -> int:
+    row = conn.execute(
+        f"SELECT COALESCE(MAX(seq), -1) + 1 FROM {table} WHERE run_id = ? AND step = ?",
+        (run_id, step),
+    ).fetchone()
+    return int(row[0])

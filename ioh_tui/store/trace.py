@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ioh_tui.store.base import Db
 from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import EventRow, GateAttemptRow, ProviderCallRow, SandboxEventRow
+from ioh_tui.store.texts import SHARED_FROM, keep
 
 
 class Trace(Db):
@@ -17,25 +19,73 @@ class Trace(Db):
     async def add_events(
         self, events: Sequence[tuple[int, int | None, str, dict[str, Any]]]
     ) -> None:
-        """Append engine events (run id, agent id, kind, JSON form) to the event log, in order."""
+        """Append engine events (run id, agent id, kind, JSON form) to the event log, in order.
+
+        One transaction on the store's thread for the batch. A long text value (a tool's output)
+        is stored once in `texts` (`texts.py`) and the event's JSON holds null in its place.
+        """
         if not events:
             return
-        async with self._lock:
-            await self._db.executemany(
-                "INSERT INTO events (run_id, agent_id, step, kind, json) VALUES (?,?,?,?,?)",
-                [(r, a, data.get("step"), kind, json.dumps(data)) for r, a, kind, data in events],
+
+        def write(conn: sqlite3.Connection) -> None:
+            rows = []
+            for run_id, agent_id, kind, data in events:
+                refs: dict[str, int] = {}
+                for key, value in data.items():
+                    if isinstance(value, str) and len(value) >= SHARED_FROM:
+                        text = keep(conn, value)
+                        assert text is not None
+                        refs[key] = text
+                shown = {**data, **dict.fromkeys(refs)} if refs else data
+                rows.append(
+                    (
+                        run_id,
+                        agent_id,
+                        data.get("step"),
+                        kind,
+                        json.dumps(shown),
+                        json.dumps(refs) if refs else None,
+                    )
+                )
+            conn.executemany(
+                "INSERT INTO events (run_id, agent_id, step, kind, json, texts)"
+                " VALUES (?,?,?,?,?,?)",
+                rows,
             )
+
+        await self._atomically(write)
 
     async def events(self, run_id: int, *, after_id: int = 0) -> list[EventRow]:
         """Logged events of a run (or of a whole tree, by root id), oldest first."""
         rows = await self._rows(
-            "SELECT id, kind, json, at FROM events WHERE run_id = ? AND id > ? ORDER BY id",
+            "SELECT id, kind, json, at, texts FROM events WHERE run_id = ? AND id > ? ORDER BY id",
             (run_id, after_id),
         )
-        return [
-            EventRow(**{**row, "json": decoded(row["json"], self.path, f"event {row['id']}")})
+        refs = {
+            row["id"]: decoded(row["texts"], self.path, f"event {row['id']}")
             for row in rows
-        ]
+            if row["texts"]
+        }
+        texts = await self._texts(i for r in refs.values() for i in r.values()) if refs else {}
+        events = []
+        for row in rows:
+            del row["texts"]
+            data = decoded(row["json"], self.path, f"event {row['id']}")
+            for key, text_id in refs.get(row["id"], {}).items():
+                data[key] = texts.get(text_id, "")
+            events.append(EventRow(**{**row, "json": data}))
+        return events
+
+    async def _texts(self, ids: Iterable[int]) -> dict[int, str]:
+        """The texts of `ids`, by id (in chunks under SQLite's parameter limit)."""
+        wanted = sorted(set(ids))
+        found: dict[int, str] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in await self._rows(f"SELECT id, text FROM texts WHERE id IN ({marks})", chunk):
+                found[row["id"]] = row["text"]
+        return found
 
     async def add_provider_call(self, run_id: int, step: int, row: dict[str, Any]) -> None:
         """One accounting row per model-call attempt (`row`: the other columns by name)."""
