@@ -35,6 +35,11 @@ def main() -> None:
     bare = medians["python -c pass"]
     for name, seconds in medians.items():
         print(f"startup: {name:<18} median {seconds * 1000:6.0f} ms  {seconds / bare:5.1f}x bare")
+    for name in ("ioh-tui --version", "ioh-tui --help"):
+        print(
+            f"table | `{name}` | {medians[name] / bare:.1f}x ({medians[name] * 1000:.0f} ms vs"
+            f" {bare * 1000:.0f} ms) | `python -c pass` | ≤ 5x"
+        )
 
 
 if __name__ == "__main__":

@@ -133,7 +133,12 @@ def main() -> None:
         print(
             f"store: {name:<18} median {statistics.median(t):7.0f} us  p99 {p99:7.0f} us  ({STEPS} commits)"
         )
-    print(f"store: commit_step / raw = {statistics.median(a) / statistics.median(b):.2f}x (median)")
+    ratio = statistics.median(a) / statistics.median(b)
+    print(f"store: commit_step / raw = {ratio:.2f}x (median)")
+    print(
+        f"table | one step's commit | {ratio:.2f}x ({statistics.median(a):.0f} us vs"
+        f" {statistics.median(b):.0f} us) | raw sqlite3 for the same rows | ≤ 2x"
+    )
 
 
 if __name__ == "__main__":

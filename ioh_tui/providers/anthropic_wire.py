@@ -22,7 +22,14 @@ from typing import Any
 
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Completion, Message, Request, StreamSink, Usage
-from ioh_tui.providers.assemble import Clock, PieceStream, as_int, as_mapping, event_json
+from ioh_tui.providers.assemble import (
+    Clock,
+    PieceStream,
+    TextShape,
+    as_int,
+    as_mapping,
+    event_json,
+)
 from ioh_tui.providers.classify import classify_stream_error
 from ioh_tui.providers.sse import ServerSentEvent
 
@@ -122,9 +129,16 @@ class AnthropicAssembler:
         self.done = False
         self._counters: dict[str, int] | None = None
         self._start_inputs: dict[int, str] = {}
+        self._shape = TextShape()
 
     def feed(self, event: ServerSentEvent) -> bool:
         """Take one event; True once `message_stop` arrived (stop reading)."""
+        if self._shape.streamed(event.data, self._out):
+            return False
+        return self._decoded(event)
+
+    def _decoded(self, event: ServerSentEvent) -> bool:
+        """`feed`'s full path: the event's JSON decoded and every field looked at."""
         obj = event_json(event.data)
         if obj is None:
             return False
@@ -133,6 +147,9 @@ class AnthropicAssembler:
             kind = event.event
         if kind == "content_block_delta":
             self._delta(obj)
+            text = _text_only(obj)
+            if text is not None:
+                self._shape.learn(event.data, text, _text_of)
         elif kind == "content_block_start":
             self._block_start(obj)
         elif kind == "message_start":
@@ -248,3 +265,17 @@ class AnthropicAssembler:
             cache_read_tokens=read,
             cache_write_tokens=write,
         )
+
+
+def _text_only(obj: dict[str, Any]) -> str | None:
+    """The text of a text delta that names its own type (so the SSE event name is moot)."""
+    if obj.get("type") != "content_block_delta":
+        return None
+    delta = as_mapping(obj.get("delta"))
+    text = delta.get("text")
+    return text if delta.get("type") == "text_delta" and isinstance(text, str) else None
+
+
+def _text_of(obj: dict[str, Any]) -> object:
+    """`delta.text` of a decoded event, or None."""
+    return as_mapping(obj.get("delta")).get("text")

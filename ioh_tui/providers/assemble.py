@@ -32,6 +32,9 @@ from ioh_tui.core.transcript import (
 
 Clock = Callable[[], float]
 
+scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+"""The JSON string-literal decoder `json.loads` itself uses (C), absent from typeshed's stubs."""
+
 
 def transcript_call_ids(request: Request) -> set[str]:
     """Every tool-call id the request's transcript already uses."""
@@ -138,7 +141,8 @@ class PieceStream:
 
     def text(self, fragment: str) -> None:
         """A fragment of the answer."""
-        self._mark()
+        if self.first_content_at is None:
+            self.first_content_at = self._clock()
         self.text_parts.append(fragment)
         if self._sink is not None:
             self._sink(TextPiece(fragment))
@@ -177,6 +181,86 @@ def event_json(data: str) -> dict[str, Any] | None:
     if not isinstance(value, dict):
         raise ProviderError("malformed", f"a stream event is not an object: {data[:120]!r}")
     return value
+
+
+class TextShape:
+    """The shape of a stream's text-only events, learned once, so the rest skip `json.loads`.
+
+    A stream's text events differ only in their text: an OpenAI chunk repeats its id, model and
+    fingerprint around `delta.content`. Once one event has been decoded in full and found to do
+    nothing but carry text, the bytes before and after its text's string literal are kept. A
+    later event with exactly those bytes around one complete JSON string literal is that same
+    object with another text (a JSON string token is self-delimiting: swapping it for another
+    changes nothing else), so decoding the literal alone (`scanstring`, strict as `json.loads`)
+    is a full decode and a full validation. Anything else takes the full path.
+
+    Where the literal sits is found, not assumed: each place the text's encoding occurs is
+    tried by decoding the event with a probe string there, and kept only if the probe comes out
+    as the text. A stream where no place passes keeps the full path for every event.
+    """
+
+    __slots__ = ("_prefix", "_start", "_suffix", "_suffix_len", "_tries")
+
+    _PROBE = "\u00b6probe"
+    _TRIES = 8
+    """Shapes learned at most, a stream (each costs one more `json.loads`)."""
+
+    def __init__(self) -> None:
+        self._prefix: str | None = None
+        self._suffix = ""
+        self._start = self._suffix_len = 0
+        self._tries = self._TRIES
+
+    def text(self, data: str) -> str | None:
+        """The text of `data` when it has the learned shape, else None (decode it in full)."""
+        prefix = self._prefix
+        if prefix is None or not data.startswith(prefix) or not data.endswith(self._suffix):
+            return None
+        start = self._start
+        end = len(data) - self._suffix_len
+        if end <= start or data[start] != '"':
+            return None
+        try:
+            value, stop = scanstring(data, start + 1, True)
+        except ValueError:
+            return None
+        return value if stop == end else None
+
+    def streamed(self, data: str, out: PieceStream) -> bool:
+        """Whether `data` had the learned shape; its text, if any, has then gone to `out`.
+
+        All such an event does: the assembler skips its full path for it.
+        """
+        text = self.text(data)
+        if text is None:
+            return False
+        if text:
+            out.text(text)
+        return True
+
+    def learn(self, data: str, text: str, text_of: Callable[[dict[str, Any]], object]) -> None:
+        """Learn the shape from `data`, a text-only event whose text is `text`.
+
+        Called for a text-only event the learned shape missed (the first chunk of an OpenAI
+        stream also carries the role, the rest do not): the newer shape replaces it, a bounded
+        number of times. `text_of` reads the text out of a decoded event (None when it has none).
+        """
+        if self._tries <= 0:
+            return
+        self._tries -= 1
+        for literal in {json.dumps(text), json.dumps(text, ensure_ascii=False)}:
+            at = data.find(literal)
+            while at >= 0:
+                prefix, suffix = data[:at], data[at + len(literal) :]
+                try:
+                    probe = json.loads(prefix + json.dumps(self._PROBE) + suffix)
+                except ValueError:
+                    probe = None
+                if isinstance(probe, dict) and text_of(probe) == self._PROBE:
+                    self._prefix, self._suffix = prefix, suffix
+                    self._start, self._suffix_len = len(prefix), len(suffix)
+                    return
+                at = data.find(literal, at + 1)
 
 
 def as_int(value: object) -> int:

@@ -19,7 +19,14 @@ from typing import Any, Literal
 
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Completion, Message, Request, StreamSink, ToolCall, Usage
-from ioh_tui.providers.assemble import Clock, PieceStream, as_int, as_mapping, event_json
+from ioh_tui.providers.assemble import (
+    Clock,
+    PieceStream,
+    TextShape,
+    as_int,
+    as_mapping,
+    event_json,
+)
 from ioh_tui.providers.classify import classify_stream_error
 from ioh_tui.providers.sse import ServerSentEvent
 
@@ -102,10 +109,16 @@ class OpenAIAssembler:
         self._timings: dict[str, Any] | None = None
         self._key_by_id: dict[str, int] = {}
         self._last_key: int | None = None
+        self._shape = TextShape()
 
     def feed(self, event: ServerSentEvent) -> bool:
         """Take one event; True once `[DONE]` arrived (stop reading)."""
-        data = event.data
+        if self._shape.streamed(event.data, self._out):
+            return False
+        return self._decoded(event.data)
+
+    def _decoded(self, data: str) -> bool:
+        """`feed`'s full path: the chunk's JSON decoded and every field looked at."""
         if data.startswith("[DONE]"):
             self.done = True
             return True
@@ -127,6 +140,9 @@ class OpenAIAssembler:
         timings = chunk.get("timings")
         if isinstance(timings, dict):
             self._timings = timings
+        text = _text_only(chunk)
+        if text is not None:
+            self._shape.learn(data, text, _text_of)
         return False
 
     def finish(self) -> Completion:
@@ -209,6 +225,35 @@ class OpenAIAssembler:
         while key in self._out.tool_calls:
             key += 1
         return key
+
+
+def _text_only(chunk: dict[str, Any]) -> str | None:
+    """The text of a chunk whose only effect on `feed` is its text (whatever the text), or None."""
+    if chunk.get("error") or chunk.get("object") == "error":
+        return None
+    if isinstance(chunk.get("usage"), dict) or isinstance(chunk.get("timings"), dict):
+        return None
+    choices = chunk.get("choices")
+    if not isinstance(choices, list) or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if not isinstance(choice, dict) or choice.get("index", 0) != 0 or choice.get("finish_reason"):
+        return None
+    delta = choice.get("delta")
+    if not isinstance(delta, dict) or any(
+        delta.get(key) for key in ("reasoning", "reasoning_content", "refusal", "tool_calls")
+    ):
+        return None
+    content = delta.get("content")
+    return content if isinstance(content, str) else None
+
+
+def _text_of(chunk: dict[str, Any]) -> object:
+    """`choices[0].delta.content` of a decoded chunk, or None."""
+    choices = chunk.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    return as_mapping(choices[0].get("delta")).get("content")
 
 
 def usage_from_openai(usage: dict[str, Any]) -> Usage:

@@ -30,6 +30,16 @@ POLL_S = 0.04
 """Monitor period: the original's 40 ms. A memory bomb can outgrow the cap by what it allocates in
 one period; RLIMIT_AS is the backstop for that overshoot."""
 
+QUIET_POLL_S = 0.32
+"""The longest period, reached by doubling while the tree is quiet (no CPU used, no process
+started or ended, no memory grown since the last sample): a sleeping command is sampled about
+three times a second instead of 25. Any change goes back to `POLL_S`. What a quiet command can
+do before the next sample is bounded as before by its rlimits (RLIMIT_AS, RLIMIT_CPU); a fork
+burst after a quiet spell is seen at most this much later."""
+
+_QUIET_CPU_S = 0.002
+"""CPU seconds between two samples below which the tree counts as quiet (a tick is 1-10 ms)."""
+
 _DRAIN_S = 0.5
 """How long to keep reading after the tree is dead. Pipes close when the last holder dies, so this
 only matters if something we could not see still holds one; we never wait longer for it."""
@@ -171,15 +181,18 @@ async def _supervise(tree: ProcessTree, capture: Capture, limits: Limits) -> Cap
 async def _watch(
     tree: ProcessTree, limits: Limits, tripped: asyncio.Event, state: dict[str, CapHit]
 ) -> None:
-    """Sample the tree every POLL_S; trip a cap when the tree's total passes it."""
+    """Sample the tree every POLL_S (backing off while it is quiet); trip a cap when passed."""
     memory = limits.memory_mb * 1024 * 1024 if limits.memory_mb is not None else None
+    period = POLL_S
+    last: tuple[int, float, int] | None = None
     while True:
         try:
             rss, cpu, count = await asyncio.to_thread(tree.measure)
         except Exception:
             # Keep enforcing: one failed sample must not switch the caps off for this command.
             _log.exception("process tree sample failed")
-            await asyncio.sleep(POLL_S)
+            period = POLL_S
+            await asyncio.sleep(period)
             continue
         if memory is not None and rss > memory:
             state["cap"] = "memory"
@@ -190,7 +203,15 @@ async def _watch(
         if "cap" in state:
             tripped.set()
             return
-        await asyncio.sleep(POLL_S)
+        quiet = (
+            last is not None
+            and count == last[2]
+            and rss <= last[0]
+            and cpu - last[1] < _QUIET_CPU_S
+        )
+        period = min(period * 2, QUIET_POLL_S) if quiet else POLL_S
+        last = (rss, cpu, count)
+        await asyncio.sleep(period)
 
 
 def _decode_status(returncode: int | None, wrapped: bool) -> tuple[int | None, int | None]:

@@ -20,7 +20,9 @@ from ioh_tui.core.transcript import (
     ToolCallPiece,
     ToolSpec,
 )
+from ioh_tui.providers import anthropic_wire
 from ioh_tui.providers.anthropic_wire import AnthropicAssembler, build_body
+from ioh_tui.providers.assemble import event_json
 from ioh_tui.providers.sse import ServerSentEvent
 
 
@@ -320,3 +322,21 @@ def test_body_shapes_system_tools_and_merged_turns() -> None:
             ],
         },
     ]
+
+
+def test_text_deltas_of_one_shape_skip_the_full_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[str] = []
+
+    def counted(data: str) -> dict[str, Any] | None:
+        decoded.append(data)
+        return event_json(data)
+
+    monkeypatch.setattr(anthropic_wire, "event_json", counted)
+    texts = [f"tok{i} " for i in range(40)] + ['"quoted"\n', "caf\u00e9", ""]
+    completion, pieces, _ = feed(
+        [start(5), block(0, type="text", text=""), *(text(0, t) for t in texts), *end()]
+    )
+    assert completion.text == "".join(texts)
+    assert pieces == [TextPiece(t) for t in texts if t]
+    # message_start, the block start, the first delta (learning its shape), then the end.
+    assert len(decoded) == 5

@@ -20,6 +20,8 @@ from ioh_tui.core.transcript import (
     ToolCallPiece,
     ToolSpec,
 )
+from ioh_tui.providers import openai_wire
+from ioh_tui.providers.assemble import event_json
 from ioh_tui.providers.openai_wire import OpenAIAssembler, build_body
 from ioh_tui.providers.sse import ServerSentEvent
 
@@ -373,3 +375,45 @@ def test_body_flavours() -> None:
     compatible = build_body(request, "m", flavour="compatible")
     assert compatible["messages"][0] == {"role": "system", "content": "S"}
     assert "tools" not in compatible
+
+
+def test_text_chunks_of_one_shape_skip_the_full_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[str] = []
+    real = event_json
+
+    def counted(data: str) -> dict[str, Any] | None:
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(openai_wire, "event_json", counted)
+    texts = [f"tok{i} " for i in range(50)] + ['say "hi"\n', "caf\u00e9 \u2603", "\\"]
+    completion, pieces = feed([chunk(ROLE), *(chunk({"content": t}) for t in texts), FINISH])
+    assert completion.text == "".join(texts)
+    assert pieces == [TextPiece(t) for t in texts]
+    # The role chunk and the first text chunk (a new shape) in full, then only the finish.
+    assert len(decoded) == 3
+
+
+@pytest.mark.parametrize(
+    "middle",
+    [
+        '"unterminated',
+        '"a\tb"',  # a raw control character: json.loads refuses it, so must the shape
+        '"a", "content": "b"',  # two literals, not one string token (the last key wins)
+        "42",
+    ],
+)
+def test_a_chunk_that_only_looks_like_the_shape_reads_as_json_loads_reads_it(
+    middle: str,
+) -> None:
+    prefix, _, suffix = json.dumps(chunk({"content": "x"})).partition('"x"')
+    odd = prefix + middle + suffix
+    try:
+        content = json.loads(odd)["choices"][0]["delta"]["content"]
+    except ValueError:
+        with pytest.raises(ProviderError) as caught:
+            feed([chunk({"content": "x"}), odd, FINISH])
+        assert caught.value.kind == "malformed"
+        return
+    completion, _ = feed([chunk({"content": "x"}), odd, FINISH])
+    assert completion.text == "x" + (content if isinstance(content, str) else "")
