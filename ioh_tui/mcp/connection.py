@@ -67,6 +67,9 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._refreshing: asyncio.Task[None] | None = None
+        """The re-listing a list-changed notification started, if any (kept: a task nothing
+        refers to may be collected mid-run)."""
 
     @property
     def pid(self) -> int | None:
@@ -155,7 +158,7 @@ class Connection:
     async def _on_message(self, message: IncomingMessage) -> None:
         """A handshake-era server announces a changed tool list as a notification."""
         if isinstance(message, mcp_types.ToolListChangedNotification):
-            asyncio.get_running_loop().create_task(self._refresh_quietly())
+            self._refreshing = asyncio.get_running_loop().create_task(self._refresh_quietly())
 
     async def _listen(self, client: Client) -> None:
         """A 2026-07-28 server announces it through a `subscriptions/listen` stream."""
@@ -182,7 +185,7 @@ class Connection:
         if client is None or self.state != "ready":
             raise CallFailed(f"server {self.spec.name} is not running ({self.describe_state()})")
         try:
-            return await asyncio.wait_for(
+            result = await asyncio.wait_for(
                 client.call_tool(tool, dict(arguments), read_timeout_seconds=timeout_s),
                 timeout_s + 1.0,
             )
@@ -197,6 +200,14 @@ class Connection:
                     self.error = _why(exc, self._service)
                     raise CallFailed(f"the server exited: {self.error}") from None
             raise CallFailed(_brief(exc)) from None
+        refreshing = self._refreshing
+        if refreshing is not None and not refreshing.done():
+            # A call that changed the tool list (its server said so before answering) returns
+            # with the new list in place, so the next request offers it; without this wait the
+            # next step could be asked before the re-listing finished (a race a fast step lost).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(refreshing), timeout_s)
+        return result
 
     def describe_state(self) -> str:
         """The state, with the error when there is one."""
