@@ -197,6 +197,7 @@ async def test_allow_once_streams_the_run_and_writes_the_file(agent: Agent) -> N
     # Both writes asked; each question names the call and offers our five answers.
     (call, options), _ = asks(seen)
     assert call.tool_call_id == first.tool_call_id
+    assert call.title == "write out.txt — asked by the default tier"
     assert call.field_meta is not None and call.field_meta["ioh-tui"]["act"] == "write"
     assert [(o.option_id, o.kind) for o in options] == [
         ("approve", "allow_once"),
@@ -207,6 +208,7 @@ async def test_allow_once_streams_the_run_and_writes_the_file(agent: Agent) -> N
     ]
     statuses = [u.status for u in updates_of(seen, ToolCallProgress)]
     assert statuses.count("completed") == 2 and "failed" not in statuses
+    assert done.usage is not None and done.usage.total_tokens > 0
     assert done.field_meta is not None
     run_id = done.field_meta["ioh-tui"]["runId"]
     assert await agent.outcome(run_id) == "finished"
