@@ -53,6 +53,7 @@ from ioh_tui.core import events as ev
 from ioh_tui.core.errors import IohError
 from ioh_tui.engine import CancelToken, Parts, RunResult, start
 from ioh_tui.mcp import ServerSpec
+from ioh_tui.policy import Layer, Policy, Rule
 from ioh_tui.store import Store
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,9 @@ PromptBlock = (
     | EmbeddedResourceContentBlock
 )
 AnyMcpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+
+SESSION_LAYER = "acp-session:remembered"
+"""The policy layer of a session's remembered rules (a remembered layer: `is_remembered`)."""
 
 STOP_REASONS: dict[str, StopReason] = {
     "cancelled": "cancelled",
@@ -88,6 +92,15 @@ class Session:
     runs: list[int] = field(default_factory=list)
     cancel: CancelToken | None = None
     """The token of the run under way (None between prompts)."""
+    remembered: list[Rule] = field(default_factory=list)
+    """Rules the client said to remember (`allow_always`): every later run of the session
+    starts with them, as a run keeps its own for the rest of it."""
+
+    def policy(self, configured: Policy) -> Policy:
+        """`configured` with the session's remembered rules on top (they never beat a deny)."""
+        if not self.remembered:
+            return configured
+        return configured.with_layer(Layer(SESSION_LAYER, tuple(self.remembered)))
 
 
 def _refused(message: str) -> RequestError:
@@ -257,8 +270,10 @@ class IohAgent:
         parts = Parts(
             built.provider,
             self._store,
-            policy=built.policy,
-            approver=PermissionApprover(self.client, session.id, translator, session.outbox.flush),
+            policy=session.policy(built.policy),
+            approver=PermissionApprover(
+                self.client, session.id, translator, session.outbox.flush, session.remembered
+            ),
             sandbox=built.sandbox,
             observers=(observe,),
             cancel=token,

@@ -2,10 +2,10 @@
 
 ACP v1 has four option kinds (allow_once, allow_always, reject_once, reject_always); our five
 answers are five options, each with the kind nearest in effect, so a client with shortcuts per
-kind still shows them all by name: approve (allow_once), remember (allow_always: a rule for the
-rest of the run), deny (reject_once), defer (reject_once: the run pauses on the request) and
-rewrite (allow_once with the edited action in `_meta`, see `REWRITE_META`). The chosen option
-becomes exactly the `Decision` the app's modal returns for that key.
+kind still shows them all by name: approve (allow_once); remember (allow_always: a rule for the
+rest of the run and the session's later runs); deny (reject_once); defer (reject_once: the run
+pauses on the request); rewrite (allow_once, the edited action in `_meta`: `REWRITE_META`). The
+chosen option becomes exactly the `Decision` the app's modal returns for that key.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def options(request: ApprovalRequest, *, rewrite: bool = True) -> list[Permissio
         PermissionOption(option_id="approve", name="Approve", kind="allow_once"),
         PermissionOption(
             option_id="remember",
-            name=f"Remember: allow {request.act.value} {request.target} for the rest of this run",
+            name=f"Remember: allow {request.act.value} {request.target} in this session",
             kind="allow_always",
         ),
         PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
@@ -96,12 +96,18 @@ class PermissionApprover:
         session_id: str,
         translator: Translator,
         flush: Callable[[], Awaitable[None]],
+        kept: list[Rule],
     ) -> None:
-        """Ask `client` in `session_id`; `flush` sends the updates queued before the ask."""
+        """Ask `client` in `session_id`; `flush` sends the updates queued before the ask.
+
+        Rules the client says to remember are added to `kept` too (the session's later runs
+        start with them).
+        """
         self._client = client
         self._session_id = session_id
         self._translator = translator
         self._flush = flush
+        self._kept = kept
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Ask the client; a rewrite without an edited action is asked again without it."""
@@ -119,6 +125,7 @@ class PermissionApprover:
                 return Decision.deny("the ACP client cancelled the question")
             decision = decision_for(request, option_id, meta)
             if decision is not None:
+                self._kept.extend(decision.remember)
                 return decision
             rewrite = False
 

@@ -234,6 +234,19 @@ async def test_allow_always_stops_the_next_identical_ask(agent: Agent) -> None:
     assert (workspace / "out.txt").read_text() == "hello\n"
 
 
+async def test_what_was_remembered_holds_for_the_sessions_next_prompt(agent: Agent) -> None:
+    session, workspace = await agent.session("session-rule", always("remember"))
+    await agent.prompt(session)
+    (workspace / "out.txt").unlink()
+    before = len(asks(agent.client.seen[session]))
+    done = await agent.prompt(session)
+
+    assert before == 1
+    assert len(asks(agent.client.seen[session])) == 1  # the second run asked nothing
+    assert (workspace / "out.txt").read_text() == "hello\n"
+    assert done.stop_reason == "end_turn"
+
+
 async def test_rewrite_applies_the_edited_content(agent: Agent) -> None:
     _, workspace, _ = await agent.prompted(
         "rewrite", always("rewrite", {"ioh-tui.rewrite": "edited\n"})
