@@ -1,10 +1,11 @@
 """The ACP agent: sessions over one store; each prompt a recorded run, like an `exec` run.
 
 A session is a workspace (`cwd`), the MCP servers the client passed, and the runs its prompts
-started. A prompt is a new run with the prompt's text as goal; its events stream as updates
-(`updates.py`), its asks become permission requests (`permission.py`). `session/load` takes a
-run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of this process, and
-replays it (`replay.py`).
+started. A prompt is a new run with the prompt's text as goal (or, when the session's last run
+is paused on a deferred decision, that run continued: the decision is asked again); its events
+stream as updates (`updates.py`), its asks become permission requests (`permission.py`).
+`session/load` takes a run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of
+this process, and replays it (`replay.py`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from ioh_tui import __version__
 from ioh_tui.acp.outbox import Outbox
 from ioh_tui.acp.permission import PermissionApprover
 from ioh_tui.acp.replay import replayed
-from ioh_tui.acp.runs import prompt_run
+from ioh_tui.acp.runs import PromptRun, prompt_run, resumed_run
 from ioh_tui.acp.updates import Translator
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import IohError
@@ -55,6 +56,7 @@ from ioh_tui.engine import CancelToken, Parts, RunResult, start
 from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Layer, Policy, Rule
 from ioh_tui.store import Store
+from ioh_tui.store.rows import RunRow
 
 log = logging.getLogger(__name__)
 
@@ -96,9 +98,12 @@ class Session:
     """Rules the client said to remember (`allow_always`): every later run of the session
     starts with them, as a run keeps its own for the rest of it."""
 
-    def policy(self, configured: Policy) -> Policy:
-        """`configured` with the session's remembered rules on top (they never beat a deny)."""
-        if not self.remembered:
+    def policy(self, configured: Policy | None) -> Policy | None:
+        """`configured` with the session's remembered rules on top (they never beat a deny).
+
+        None (a resumed run keeps its stored policy, with its own remembered rules) stays None.
+        """
+        if not self.remembered or configured is None:
             return configured
         return configured.with_layer(Layer(SESSION_LAYER, tuple(self.remembered)))
 
@@ -253,13 +258,9 @@ class IohAgent:
         goal = goal_text(prompt)
         if not goal:
             raise _refused("the prompt has no text to take as the goal")
-        try:
-            built = prompt_run(self._args, goal, session.cwd)
-        except IohError as exc:
-            raise _refused(f"ioh-tui: {exc}") from None
-        for line in built.left_out:
-            log.warning("ioh-tui: %s", line)
-        translator = Translator(session.cwd)
+        waiting = await self._waiting(session)
+        built = self._built(session, goal, waiting)
+        translator = Translator(session.cwd if waiting is None else Path(waiting.root))
         token = CancelToken()
         session.cancel = token
 
@@ -294,8 +295,39 @@ class IohAgent:
         finally:
             self._prompts.discard(runner)
             session.cancel = None
-        session.runs.append(result.run_id)
+        if waiting is None:
+            session.runs.append(result.run_id)
         return await self._ended(session, translator, result)
+
+    def _built(self, session: Session, goal: str, waiting: RunRow | None) -> PromptRun:
+        """The prompt's run: new, or `waiting` continued (its client is told so)."""
+        try:
+            if waiting is None:
+                built = prompt_run(self._args, goal, session.cwd)
+            else:
+                built = resumed_run(self._args, waiting.id, waiting.contract)
+        except IohError as exc:
+            raise _refused(f"ioh-tui: {exc}") from None
+        for line in built.left_out:
+            log.warning("ioh-tui: %s", line)
+        if waiting is not None:
+            session.outbox.put(
+                update_agent_message_text(
+                    f"(run {waiting.id} waits on a deferred decision: it is asked again, and the "
+                    "run goes on; this prompt's text is not used)\n\n"
+                )
+            )
+        return built
+
+    async def _waiting(self, session: Session) -> RunRow | None:
+        """The session's last run when it is paused on a deferred decision (else None)."""
+        if not session.runs:
+            return None
+        try:
+            row = await self._store.run(session.runs[-1])
+        except IohError:
+            return None
+        return row if row.outcome == "awaiting_approval" else None
 
     async def _ended(
         self, session: Session, translator: Translator, result: RunResult

@@ -2,7 +2,8 @@
 
 The same path as `ioh-tui exec` (`cli/headless.py`): the flags `ioh-tui acp` was started with,
 then the environment and the configuration files of the session's workspace (`effective_config`),
-its hooks and MCP servers (`run_extensions`), a project's sections left out until agreed to.
+its hooks and MCP servers (`run_extensions`), a project's sections left out until agreed to. A run
+paused on a deferred decision is continued as `ioh-tui resume RUN --headless` continues it.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ioh_tui.cli.extensions import run_extensions
 from ioh_tui.cli.options import (
@@ -22,8 +24,10 @@ from ioh_tui.cli.options import (
     effective_config,
     left_out_lines,
     store_path,
+    with_stored_driver,
 )
-from ioh_tui.engine import NewRun, check_contract
+from ioh_tui.core.errors import ConfigError
+from ioh_tui.engine import NewRun, Resume, TaskContract, check_contract
 from ioh_tui.hooks import HookSet
 from ioh_tui.mcp import ServerSpec
 from ioh_tui.paths import check_store_placement
@@ -36,9 +40,10 @@ from ioh_tui.sandbox.base import Sandbox
 class PromptRun:
     """A new run and what it is driven with (the approver and observers are the session's)."""
 
-    request: NewRun
+    request: NewRun | Resume
     provider: Provider
-    policy: Policy
+    policy: Policy | None
+    """None: a resumed run's stored policy."""
     sandbox: Sandbox
     hooks: HookSet
     servers: tuple[ServerSpec, ...]
@@ -64,3 +69,26 @@ def prompt_run(args: argparse.Namespace, goal: str, cwd: Path) -> PromptRun:
     hooks, servers = run_extensions(run_args, contract.root)
     request = NewRun(contract, build_containment(run_args), driver_options(run_args))
     return PromptRun(request, provider, policy, sandbox, hooks, servers, left_out)
+
+
+def resumed_run(args: argparse.Namespace, run_id: int, contract: dict[str, Any]) -> PromptRun:
+    """Continue stored run `run_id` (its `contract` as stored), as `ioh-tui resume` would.
+
+    Its provider options are the stored ones unless `ioh-tui acp` was given some; its policy is
+    the stored one unless `--policy` was given; hooks and servers are its workspace's.
+
+    Raises:
+        ConfigError: The stored contract, a flag or a configuration file is bad.
+        SandboxError: The sandbox asked for is not available here.
+    """
+    try:
+        stored = TaskContract.from_dict(contract)
+    except ConfigError as exc:
+        raise ConfigError(f"run {run_id}: {exc}") from None
+    run_args = argparse.Namespace(**{**vars(args), "workspace": str(stored.root)})
+    left_out = tuple(left_out_lines(effective_config(run_args)))
+    policy = build_policy(run_args, None, files=False) if args.policy else None
+    provider = build_provider(with_stored_driver(run_args, contract), stored.max_retries)
+    sandbox = build_sandbox(run_args)
+    hooks, servers = run_extensions(run_args, stored.root)
+    return PromptRun(Resume(run_id), provider, policy, sandbox, hooks, servers, left_out)

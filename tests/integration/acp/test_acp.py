@@ -254,13 +254,26 @@ async def test_rewrite_applies_the_edited_content(agent: Agent) -> None:
     assert (workspace / "out.txt").read_text() == "edited\n"
 
 
-async def test_defer_pauses_the_run_on_its_decision(agent: Agent) -> None:
-    seen, workspace, done = await agent.prompted("defer", always("defer"))
+async def test_defer_pauses_the_run_and_the_next_prompt_asks_again(agent: Agent) -> None:
+    session, workspace = await agent.session("defer", always("defer"))
+    done = await agent.prompt(session)
     assert done.stop_reason == "end_turn"
     assert done.field_meta is not None
+    run_id = done.field_meta["ioh-tui"]["runId"]
     assert done.field_meta["ioh-tui"]["outcome"] == "awaiting_approval"
-    assert "ioh-tui resume" in said(seen)
+    assert "ioh-tui resume" in said(agent.client.seen[session])
     assert not (workspace / "out.txt").exists()
+
+    # The next prompt continues the paused run: the deferred write is asked again, then the rest.
+    agent.client.answers[session] = always("approve")
+    done = await agent.prompt(session, "go on")
+    assert done.field_meta is not None
+    assert (done.field_meta["ioh-tui"]["runId"], done.field_meta["ioh-tui"]["outcome"]) == (
+        run_id,
+        "finished",
+    )
+    assert len(asks(agent.client.seen[session])) == 3  # deferred once, then both approved
+    assert (workspace / "out.txt").read_text() == "hello\n"
 
 
 async def test_cancel_ends_the_run_cancelled(agent: Agent) -> None:
