@@ -7,7 +7,7 @@ and the cost so far (`usage_update` carries a total).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from acp.schema import (
 )
 
 from ioh_tui.core import events as ev
+from ioh_tui.core.redact import Redactor
 
 Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | UsageUpdate
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -104,14 +105,21 @@ def _read(path: Path) -> str | None:
 
 
 def edit_diff(
-    root: Path, name: str, arguments: Mapping[str, Any]
+    root: Path, name: str, arguments: Mapping[str, Any], mask: Callable[[str], str] = str
 ) -> FileEditToolCallContent | None:
-    """The diff an edit is about to make (`write_file`, `edit_file`), from the file as it is now."""
+    """The diff an edit is about to make (`write_file`, `edit_file`), from the file as it is now.
+
+    Only a file inside the workspace is read (the tool refuses any other), and what is read is
+    passed through `mask` (the configured keys) before it is shown.
+    """
     path = arguments.get("path")
     if name not in ("write_file", "edit_file") or not isinstance(path, str):
         return None
     where = (root / path).resolve()
-    old = _read(where) if where.is_file() else None
+    if not where.is_relative_to(root.resolve()):
+        return None
+    read = _read(where) if where.is_file() else None
+    old = mask(read) if read is not None else None
     if name == "write_file":
         content = arguments.get("content")
         return tool_diff_content(str(where), str(content), old) if content is not None else None
@@ -139,6 +147,8 @@ class Translator:
     input_tokens: int = 0
     output_tokens: int = 0
     run_id: int | None = None
+    redactor: Redactor = field(default_factory=Redactor.configured)
+    """Masks the keys in what is read from disk (the events come masked already)."""
 
     def updates(self, event: ev.Event) -> list[Update]:
         """What `event` shows an ACP client (often nothing)."""
@@ -217,7 +227,8 @@ class Translator:
         title = label + tool_title(event.name, event.arguments)
         self.kinds[acp_id], self.titles[acp_id] = kind, title
         content: list[Content] = []
-        if (diff := edit_diff(self.root, event.name, event.arguments)) is not None:
+        diff = edit_diff(self.root, event.name, event.arguments, self.redactor.text)
+        if diff is not None:
             self.diffs[acp_id] = diff
             content.append(diff)
         path = event.arguments.get("path")

@@ -9,6 +9,7 @@ from acp import RequestError
 from acp.schema import (
     AgentThoughtChunk,
     EnvVariable,
+    FileEditToolCallContent,
     HttpMcpServer,
     McpServerStdio,
     ToolCallProgress,
@@ -20,6 +21,7 @@ from ioh_tui.acp.permission import REWRITE_META, decision_for
 from ioh_tui.acp.updates import Translator, tool_kind
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act
+from ioh_tui.core.redact import Redactor
 from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import ApprovalRequest
 
@@ -58,6 +60,30 @@ def test_an_edit_shows_the_whole_file_before_and_after(tmp_path: Path) -> None:
         "newText": "def add(a, b):\n    return a + b\n",
     }
     assert translator.open_calls == {1: start.tool_call_id}
+
+
+def test_a_diff_reads_only_inside_the_workspace_and_masks_keys(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (root / "settings.py").write_text("KEY = 'sk-live-0123456789abcdef'\n")
+    translator = Translator(root, redactor=Redactor(["sk-live-0123456789abcdef"]))
+
+    def started(path: str) -> ToolCallStart:
+        arguments = {"path": path, "content": "x\n"}
+        (update,) = translator.updates(
+            ev.ToolCallStarted(
+                run_id=1, step=1, call_id=path, name="write_file", arguments=arguments
+            )
+        )
+        assert isinstance(update, ToolCallStart)
+        return update
+
+    assert started("../outside.txt").content is None
+    (diff,) = started("settings.py").content or []
+    assert isinstance(diff, FileEditToolCallContent)
+    assert diff.old_text is not None and "sk-live-0123456789abcdef" not in diff.old_text
+    assert diff.old_text.startswith("KEY = ")
 
 
 def test_the_gate_is_an_execute_call_and_a_sub_agent_speaks_in_thoughts(tmp_path: Path) -> None:
