@@ -52,7 +52,7 @@ KINDS: Mapping[str, ToolKind] = {
     "git_show": "read",
     "ocr": "read",
     "barcode_read": "read",
-    "load_skill": "read",
+    "skill": "read",
     "write_file": "edit",
     "edit_file": "edit",
     "write_document": "edit",
@@ -89,7 +89,7 @@ def tool_title(name: str, arguments: Mapping[str, Any]) -> str:
     """A one-line title: the tool and what it acts on (`exec pytest -q`, `write_file a.py`)."""
     if isinstance(argv := arguments.get("argv"), list):
         return f"{name} {' '.join(str(a) for a in argv)}"
-    for key in ("path", "pattern", "query", "goal", "rev", "message"):
+    for key in ("path", "pattern", "query", "goal", "rev", "message", "name"):
         if isinstance(value := arguments.get(key), str) and value:
             return f"{name} {value.splitlines()[0][:120]}"
     return name

@@ -30,6 +30,7 @@ from ioh_tui.policy import ApprovalRequest
     ("name", "kind"),
     [
         ("read_file", "read"),
+        ("skill", "read"),
         ("edit_file", "edit"),
         ("exec", "execute"),
         ("grep", "search"),
