@@ -121,6 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mcp_parser(sub)
 
+    web = sub.add_parser("web", help="the app in a browser, behind a secret token (web extra)")
+    web.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8000, help="the port (0: any free one)")
+    web.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (plain HTTP: put TLS in front, docs/web.md)",
+    )
+    web.add_argument("--public-url", help="the address a reverse proxy serves it at (https://…)")
+    web.add_argument("--store", default=argparse.SUPPRESS)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -187,6 +198,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli import trace
 
         return int(getattr(trace, f"{command}_command")(args))
+    if command == "web":
+        from ioh_tui.web.command import web_command
+
+        return web_command(args)
     if command == "serve-fake":
         from ioh_tui.providers.testing.fake_server import run_serve_fake
 
