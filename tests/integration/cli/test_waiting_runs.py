@@ -79,6 +79,15 @@ class WaitingExec:
         status = self.proc.wait(timeout=30)
         return status, self.events[-1]
 
+    def close(self) -> None:
+        """Kill it if it still runs; close its pipes."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
     def stderr(self) -> str:
         err = self.proc.stderr
         assert err is not None
@@ -89,12 +98,7 @@ class WaitingExec:
 def waiting(project: Path, tmp_path: Path) -> Iterator[WaitingExec]:
     run = WaitingExec(project, tmp_path)
     yield run
-    if run.proc.poll() is None:
-        run.proc.kill()
-        run.proc.wait()
-    for stream in (run.proc.stdout, run.proc.stderr):
-        if stream is not None:
-            stream.close()
+    run.close()
 
 
 def test_a_waiting_ask_is_answered_by_another_process_and_the_run_goes_on(

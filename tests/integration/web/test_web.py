@@ -208,8 +208,7 @@ def test_a_waiting_headless_run_is_answered_with_keys_in_the_browser(
             browser.close()
     finally:
         web.stop()
-        if waiting.proc.poll() is None:
-            waiting.proc.kill()
+        waiting.close()
     assert (status, last["outcome"]) == (0, "success")
     assert [e["decision"] for e in waiting.events if e["event"] == "approval_resolved"] == [
         "approve"
