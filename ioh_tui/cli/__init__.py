@@ -132,6 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     web.add_argument("--public-url", help="the address a reverse proxy serves it at (https://…)")
     web.add_argument("--store", default=argparse.SUPPRESS)
 
+    acp = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (docs/acp.md)")
+    add_run_options(acp)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -202,6 +205,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.web.command import web_command
 
         return web_command(args)
+    if command == "acp":
+        from ioh_tui.acp.command import acp_command
+
+        return acp_command(args)
     if command == "serve-fake":
         from ioh_tui.providers.testing.fake_server import run_serve_fake
 
