@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
     # Imports the engine: not for --version.
-    from ioh_tui.cli.options import _positive_float, add_run_options
+    from ioh_tui.cli.options import add_run_options
 
     parser = _Parser(
         prog="ioh-tui", description="Run and supervise AI coding agents from a task contract."
@@ -148,6 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_approval_timeout(parser: argparse.ArgumentParser) -> None:
+    from ioh_tui.cli.options import _positive_float  # built with the parser, not for --version
+
     parser.add_argument(
         "--approval-timeout",
         type=_positive_float,
