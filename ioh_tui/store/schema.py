@@ -235,7 +235,13 @@ ALTER TABLE approvals ADD COLUMN answer_mac TEXT;
 """
 """Version 4: the seal on each answer (`seal.py`); a row answered without one is no answer."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4)
+V5 = """
+ALTER TABLE messages ADD COLUMN images TEXT;
+"""
+"""Version 5: the images a tool result showed the model (JSON, bytes in base64; NULL: none), so a
+resumed run sends the same request whatever became of the file."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

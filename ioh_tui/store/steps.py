@@ -16,6 +16,8 @@ from typing import Any
 from ioh_tui.core.codec import (
     completion_from_json,
     completion_to_json,
+    image_from_json,
+    image_to_json,
     tool_call_from_json,
     tool_call_to_json,
 )
@@ -124,8 +126,9 @@ class Steps(Db):
                 (run_id, step),
             )
         await self._db.executemany(
-            "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id)"
-            " VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO messages"
+            " (run_id, step, seq, role, content, tool_calls, tool_call_id, images)"
+            " VALUES (?,?,?,?,?,?,?,?)",
             [
                 (
                     run_id,
@@ -135,6 +138,7 @@ class Steps(Db):
                     m.content,
                     json.dumps([tool_call_to_json(c) for c in m.tool_calls]),
                     m.tool_call_id,
+                    json.dumps([image_to_json(i) for i in m.images]) if m.images else None,
                 )
                 for i, m in enumerate(messages)
             ],
@@ -171,13 +175,16 @@ class Steps(Db):
     async def messages(self, run_id: int) -> list[MessageRow]:
         """The run's committed transcript, in order."""
         rows = await self._rows(
-            "SELECT step, seq, role, content, tool_calls, tool_call_id FROM messages"
+            "SELECT step, seq, role, content, tool_calls, tool_call_id, images FROM messages"
             " WHERE run_id = ? ORDER BY step, seq",
             (run_id,),
         )
         for row in rows:
             calls = decoded(row["tool_calls"], self.path, f"run {run_id}'s message tool calls")
             row["tool_calls"] = tuple(tool_call_from_json(c) for c in calls)
+            shown = row["images"]
+            images = decoded(shown, self.path, f"run {run_id}'s message images") if shown else []
+            row["images"] = tuple(image_from_json(i) for i in images)
         return [MessageRow(**row) for row in rows]
 
     async def steps(self, run_id: int) -> list[StepRow]:
