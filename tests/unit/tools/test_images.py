@@ -4,7 +4,9 @@ provider's limits with Pillow, refused for a text-only model, checked by the pol
 from __future__ import annotations
 
 import io
+import struct
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,23 @@ def test_limits_by_provider_and_the_strictest_of_a_chain(monkeypatch: pytest.Mon
         ANTHROPIC
     )
     assert vision_of(Chain(Link("openai", "gpt-4o"), Link("compatible", "llama3"))) is None
+
+
+async def test_a_header_past_100_megapixels_is_never_decoded(tmp_path: Path) -> None:
+    header = struct.pack(">IIBBBBB", 20_000, 20_000, 8, 2, 0, 0, 0)
+    crc = struct.pack(">I", zlib.crc32(b"IHDR" + header))
+    (tmp_path / "bomb.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + header + crc)
+    result = await view_image({"path": "bomb.png"}, context(tmp_path, vision=ANTHROPIC))
+    assert not result.images
+    assert "20000x20000" in result.output and "too many pixels to scale" in result.output
+
+
+async def test_an_animated_gif_over_the_limits_is_sent_as_its_first_frame(tmp_path: Path) -> None:
+    frames = [Pil.new("RGB", (2000, 100), colour) for colour in ("red", "blue")]
+    frames[0].save(tmp_path / "a.gif", save_all=True, append_images=frames[1:], duration=100)
+    result = await view_image({"path": "a.gif"}, context(tmp_path, vision=ANTHROPIC))
+    (image,) = result.images
+    with Pil.open(io.BytesIO(image.data)) as sent:
+        assert sent.size == (1568, 78) and getattr(sent, "n_frames", 1) == 1
+        red, _, blue = sent.convert("RGB").getpixel((10, 10))  # type: ignore[misc]
+    assert red > 200 and blue < 60
