@@ -186,7 +186,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
-    from ioh_tui.cli.extensions import run_extensions
+    from ioh_tui.cli.extensions import for_workspace, run_extensions
     from ioh_tui.cli.mcp_command import start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
@@ -253,10 +253,23 @@ def _app(args: argparse.Namespace) -> int:
         stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)
         request = Resume(args.run_id, decision, budget_overrides(args))
-        hooks, servers = run_extensions(args, stored_root(args, store))
+        root = stored_root(args, store)
+        hooks, servers = run_extensions(args, root)
         run = AppRun(request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks)
+
+        def agreed_on_resume() -> AppRun:
+            hooks, servers = run_extensions(args, root)
+            return replace(run, hooks=hooks, mcp=servers)
+
+        # The resumed run keeps its stored policy: only the project's hooks and servers are asked.
+        trust = _trust_question(for_workspace(args, root), agreed_on_resume, policy=False)
         return launch(
-            store, run, stored_provider=stored_provider, sandbox=sandbox, extensions=extensions
+            store,
+            run,
+            stored_provider=stored_provider,
+            sandbox=sandbox,
+            trust=trust,
+            extensions=extensions,
         )
     return launch(
         store,
@@ -268,13 +281,24 @@ def _app(args: argparse.Namespace) -> int:
 
 
 def _trust_question(
-    args: argparse.Namespace, rebuild: Callable[[], AppRun]
+    args: argparse.Namespace, rebuild: Callable[[], AppRun], *, policy: bool = True
 ) -> TrustQuestion | None:
-    """What the app asks before the run: the project's sections not yet agreed to (or None)."""
+    """What the app asks before the run: the project's sections not yet agreed to (or None).
+
+    Args:
+        args: the command's options (their workspace is the project's).
+        rebuild: the run again, with what was agreed to.
+        policy: whether the project's policies are asked too (not for a resumed run, whose
+            policy is the stored one).
+    """
     from ioh_tui.cli.options import agree_to, untrusted_sections
     from ioh_tui.tui.launch import ProjectSection, TrustQuestion
 
-    sections = untrusted_sections(args)
+    sections = [
+        section
+        for section in untrusted_sections(args)
+        if policy or section[0] not in ("policy", "rules")
+    ]
     if not sections:
         return None
     return TrustQuestion(

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import shlex
+import tomllib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -27,11 +28,12 @@ from ioh_tui.config.trust import (
     section_title,
     trust_all,
 )
+from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
 from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
-from ioh_tui.policy.stack import stack_files
+from ioh_tui.policy.stack import named_by_user, overlay_defaults, stack_files
 from ioh_tui.providers.base import Provider
 from ioh_tui.providers.fallback import Fallback
 from ioh_tui.providers.pricing import PriceTable
@@ -409,9 +411,11 @@ def build_policy(
     From the bottom: the default tiers; the user's and the project's files (`[policy]` of each
     configuration file and the remembered rules, `policy/stack.py`; a project's widening ones
     only once agreed to); the contract's policy; `--policy`. The contract's `[policy.defaults]`
-    replace the defaults below (an act it leaves out gets its tier), so a contract can loosen
-    them as well as tighten them: the contract is the task's own statement of what it needs.
-    `--policy` only adds: its defaults are merged stricter-wins.
+    replace the defaults below for the acts it names (the others keep what the files say), so a
+    contract can loosen them as well as tighten them: the contract is the task's own statement of
+    what it needs. An act the user's file names is the user's choice and the contract may only
+    tighten it, as a project's file may. `--policy` only adds: its defaults are merged
+    stricter-wins.
 
     Args:
         args: the command's options.
@@ -419,13 +423,18 @@ def build_policy(
         files: stack the configuration's files (False: a resumed run keeps its stored ones).
     """
     policy = Policy.default()
+    kept: set[Act] = set()
     if files:
         workspace = Path(args.workspace) if getattr(args, "workspace", None) else Path.cwd()
-        policy = stack_files(policy, effective_config(args).policy_files(), workspace)
+        stacked = effective_config(args).policy_files()
+        policy = stack_files(policy, stacked, workspace)
+        kept = named_by_user(stacked)
     if contract_policy:
         from_contract = sourced(Policy.from_toml(contract_policy), getattr(args, "contract", None))
-        # Every act: the contract's policy is stored whole, an act it left out as its tier.
-        policy = Policy(policy.layers + from_contract.layers, from_contract.defaults)
+        named = tomllib.loads(contract_policy)["policy"].get("defaults", {})
+        acts = [act for act in Act if act.value in named]
+        defaults = overlay_defaults(policy.defaults, from_contract.defaults, acts, kept)
+        policy = Policy(policy.layers + from_contract.layers, defaults)
     if args.policy:
         policy = policy.merge(sourced(load_policy_file(args.policy), args.policy))
     return policy

@@ -1,8 +1,8 @@
 """`ioh-tui rules [--json]` and `ioh-tui rules revoke ID`: every rule in force, and removing one.
 
 The rules a run in the workspace would start with: the built-in tiers, the configuration files'
-policies, the remembered rules (`config/remembered.py`) and `--policy`. Only remembered rules are
-revoked here; the others say where they are written instead (exit 2).
+policies, the remembered rules (`config/remembered.py`) and `--policy`. The rules of the user's and
+the project's files are revoked here; the others say why not (exit 2).
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@
 it is would allow `calc.py` in every project.
 
 Every rule in force has a stable ID, a digest of its layer, act, effect and pattern, so
-`ioh-tui rules revoke ID` and the app's rules screen name the same rule run after run. Only
-remembered rules (the two `policy.toml` files) are revoked here; a rule of a configuration file is
-edited in that file, and `--policy` files, the contract's policy and the built-in tiers are not
-the user's remembered choices at all.
+`ioh-tui rules revoke ID` and the app's rules screen name the same rule run after run. The
+remembered rules (the two `policy.toml` files) and the rules of the two configuration files are
+revoked here; a configuration file is the user's own text, so its rule is cut out as text and its
+comments stay (`config/edit_rule.py`). `--policy` files, the contract's policy and the built-in
+tiers are not the user's choices to revoke here.
 
 Writes are atomic (a sibling renamed over the file) and keep the file's other rules. The project's
 file comes with a cloned repository as easily as its configuration: when the app writes it and
@@ -28,7 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ioh_tui.config.locations import project_rules_file, user_rules_file
+from ioh_tui.config.edit_rule import without_rule
+from ioh_tui.config.locations import (
+    CONFIG_NAME,
+    project_file,
+    project_rules_file,
+    user_file,
+    user_rules_file,
+)
 from ioh_tui.config.merge import Config, load_config
 from ioh_tui.config.trust import TrustBook, keep_trusted
 from ioh_tui.core.errors import ConfigError
@@ -120,8 +128,12 @@ def revoke(found: RuleInForce, workspace: Path, *, book: TrustBook | None = None
     if not found.revocable or found.file is None:
         raise ConfigError(f"rule {found.id} {why_not_revocable(found)}")
     file = Path(found.file)
-    scope: Scope = "user" if file == user_rules_file() else "project"
+    scope: Scope = "user" if file in (user_rules_file(), user_file()) else "project"
     name = found.layer.split(":", 1)[1]
+    if file.name == CONFIG_NAME:
+        with _agreement_kept(scope, file, workspace, book, kind="policy"):
+            _revoke_in_config(file, name, found)
+        return
     with _agreement_kept(scope, file, workspace, book):
         layers = [
             Layer(layer.name, tuple(r for r in layer.rules if r != found.rule))
@@ -132,12 +144,41 @@ def revoke(found: RuleInForce, workspace: Path, *, book: TrustBook | None = None
         _write(file, [layer for layer in layers if layer.rules])
 
 
+def _revoke_in_config(file: Path, name: str, found: RuleInForce) -> None:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot read it: {exc}") from None
+    try:
+        edited = without_rule(text, name, found.rule)
+    except ConfigError as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+    if edited is None:
+        raise ConfigError(
+            f"rule {found.id} is not written as one inline table in {file}: edit that file to "
+            "remove it"
+        )
+    _write_text(file, edited)
+
+
+THIS_RUN = "this run"
+"""The layer name shown for rules remembered while the run goes (its `remembered` layer)."""
+
+
+def this_run(rules: Iterable[Rule]) -> list[RuleInForce]:
+    """Rules remembered during a run that is going, as rows of the rules in force."""
+    return [
+        RuleInForce(rule_id(THIS_RUN, rule), rule, THIS_RUN, None, False)
+        for rule in dict.fromkeys(rules)
+    ]
+
+
 def why_not_revocable(found: RuleInForce) -> str:
     """Why a rule cannot be revoked here, in the user's words."""
+    if found.layer == THIS_RUN:
+        return "was remembered by the run that is going: it holds until that run ends"
     if found.file is None:
         return f"is built in ({found.layer}): it cannot be revoked"
-    if Path(found.file).name == "config.toml":
-        return f"is written in {found.file}: edit that file to remove it"
     return f"comes from {found.file} (a --policy file or a contract): edit or leave out that file"
 
 
@@ -156,7 +197,10 @@ def rules_in_force(
     policy = stack_files(Policy.default(), config.policy_files())
     if extra is not None:
         policy = policy.merge(extra)
-    mine = {str(user_rules_file()), str(project_rules_file(root))}
+    mine = {
+        str(path)
+        for path in (user_rules_file(), project_rules_file(root), user_file(), project_file(root))
+    }
     found = [
         RuleInForce(
             rule_id(layer.name, rule),
@@ -214,11 +258,15 @@ def _render(layers: list[Layer]) -> str:
 
 
 def _write(file: Path, layers: list[Layer]) -> None:
+    _write_text(file, _render(layers))
+
+
+def _write_text(file: Path, text: str) -> None:
     # Written beside the file and renamed over it: a reader never sees half a policy.
     temporary = file.with_name(f".{file.name}.{os.getpid()}.tmp")
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(_render(layers), encoding="utf-8")
+        temporary.write_text(text, encoding="utf-8")
         os.replace(temporary, file)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -228,12 +276,14 @@ def _write(file: Path, layers: list[Layer]) -> None:
 
 @contextlib.contextmanager
 def _agreement_kept(
-    scope: Scope, file: Path, workspace: Path, book: TrustBook | None
+    scope: Scope, file: Path, workspace: Path, book: TrustBook | None, *, kind: str = "rules"
 ) -> Iterator[None]:
-    """Around a write of the project's file: keep the user's agreement to it, if it had one.
+    """Around a write of a project's file: keep the user's agreement to it, if it had one.
 
     A file already agreed to (or holding nothing that needs agreeing to) stays agreed to after
     the person's own change; a file that came unagreed with the repository stays unagreed.
+    `kind` is the trust section the file's `[policy]` is (`rules`: its `policy.toml`; `policy`:
+    its `config.toml`).
     """
     if scope != "project":
         yield
@@ -241,9 +291,9 @@ def _agreement_kept(
     book = book or TrustBook()
     root = workspace.resolve()
     before = _raw_table(file)
-    agreed = before is None or not table_widens(before, rules_only=True)
-    agreed = agreed or book.trusted(root, "rules", before)
+    agreed = before is None or not table_widens(before, rules_only=kind == "rules")
+    agreed = agreed or book.trusted(root, kind, before)
     yield
     after = _raw_table(file)
     if agreed and after is not None:
-        book.trust(root, "rules", after)
+        book.trust(root, kind, after)

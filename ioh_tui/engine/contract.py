@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.outcomes import OUTCOMES as OUTCOMES
 from ioh_tui.core.outcomes import Outcome
@@ -302,13 +303,16 @@ def _policy_toml(data: dict[str, Any], path: str | Path) -> str:
     """The contract's policy as a TOML document of its own.
 
     Taken from the table TOML parsed (a `[policy]` table, an inline table or dotted keys alike),
-    never from the file's lines, and checked here so a bad rule names the contract file.
+    never from the file's lines, and checked here so a bad rule names the contract file. Only the
+    defaults the contract names are written: an act it leaves out keeps what the files below it
+    say (`cli/options.build_policy`).
     """
     try:
-        parsed = parse_data(data["policy"], "policy")
+        layers, defaults = parse_data(data["policy"], "policy")
     except ConfigError as exc:
         raise ConfigError(f"contract {path}: {exc}") from None
-    return render_toml(*parsed)
+    named = data["policy"].get("defaults", {})
+    return render_toml(layers, defaults, [act for act in Act if act.value in named])
 
 
 def _budgets(budgets: Any, where: str) -> dict[str, Any]:

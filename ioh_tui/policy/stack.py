@@ -81,22 +81,43 @@ def stack_files(base: Policy, files: Iterable[FilePolicy], workspace: Path | Non
     """`base` (the default tiers) with each file's layers and defaults stacked on, in order."""
     layers = list(base.layers)
     defaults = base.defaults
-    named_by_user: set[Act] = set()
+    users: set[Act] = set()
     for file in files:
         layers += file_layers(file, workspace)
         if file.rules_only:
             continue
-        given = file.table.get("defaults", {})
-        for act in Act:
-            if act.value not in given:
-                continue
-            effect = Effect(given[act.value])
-            if file.scope == "user":
-                named_by_user.add(act)
-            elif act in named_by_user:
-                effect = defaults.of(act).stricter(effect)
-            defaults = defaults.with_effect(act, effect)
+        named = [act for act in Act if act.value in file.table.get("defaults", {})]
+        given = Policy.from_dict(dict(file.table), "policy").defaults
+        defaults = overlay_defaults(
+            defaults, given, named, set() if file.scope == "user" else users
+        )
+        if file.scope == "user":
+            users.update(named)
     return Policy(tuple(layers), defaults)
+
+
+def named_by_user(files: Iterable[FilePolicy]) -> set[Act]:
+    """The acts whose default a user's configuration file names (a later layer may not loosen)."""
+    return {
+        act
+        for file in files
+        if file.scope == "user" and not file.rules_only
+        for act in Act
+        if act.value in file.table.get("defaults", {})
+    }
+
+
+def overlay_defaults(
+    below: Defaults, given: Defaults, named: Iterable[Act], kept: set[Act]
+) -> Defaults:
+    """`below` with the acts in `named` taken from `given` (stricter-wins for those in `kept`)."""
+    defaults = below
+    for act in named:
+        effect = given.of(act)
+        if act in kept:
+            effect = below.of(act).stricter(effect)
+        defaults = defaults.with_effect(act, effect)
+    return defaults
 
 
 def absolute_pattern(rule: Rule, workspace: Path) -> Rule:

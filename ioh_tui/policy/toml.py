@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ioh_tui.core.acts import Act, Effect
@@ -220,14 +220,21 @@ def render_json(layers: tuple[Layer, ...], defaults: Defaults) -> str:
     return json.dumps(render_data(layers, defaults), separators=(",", ":"))
 
 
-def render_toml(layers: tuple[Layer, ...], defaults: Defaults) -> str:
+def render_toml(
+    layers: tuple[Layer, ...], defaults: Defaults, acts: Iterable[Act] = tuple(Act)
+) -> str:
     """The TOML document: `[policy.defaults]` then one `[[policy.layers]]` per layer.
+
+    Args:
+        layers: the layers, in order.
+        defaults: the default effects.
+        acts: the acts whose defaults are written (a contract writes only those it names).
 
     Raises:
         ConfigError: a name or pattern holds text TOML cannot carry (a lone surrogate).
     """
     lines = ["[policy.defaults]"]
-    lines += [f'{act.value} = "{defaults.of(act).value}"' for act in Act]
+    lines += [f'{act.value} = "{defaults.of(act).value}"' for act in acts]
     for index, layer in enumerate(layers):
         lines += ["", *render_toml_layer(layer, f"policy.layers[{index}]")]
     return "\n".join(lines) + "\n"

@@ -93,7 +93,7 @@ class IohApp(App[int]):
             "rules",
             "Rules",
             show=False,  # in help and the palette; the key bars stay each screen's own keys
-            tooltip="Every rule in force, with its layer and file; revoke a remembered one",
+            tooltip="Every rule in force, with its layer and file; revoke one from its file",
         ),
         Binding(
             "ctrl+q",
@@ -352,8 +352,9 @@ class IohApp(App[int]):
         """L: the rules in force for the run's workspace (no run: the current directory)."""
         if isinstance(self.screen, RulesScreen):
             return
-        root = self.run_screen.transcript.root if self.run_screen is not None else None
-        self.push_screen(RulesScreen(root or Path.cwd()))
+        run = self.run_screen
+        root = run.transcript.root if run is not None else None
+        self.push_screen(RulesScreen(root or Path.cwd(), run.remembered if run else ()))
 
     def action_queue(self) -> None:
         """The decision queue: this app's waiting asks (if a run goes) and the stored ones."""

@@ -99,3 +99,33 @@ def test_the_apps_resumer_builds_the_runs_extensions(tmp_path: Path) -> None:
     contract = TaskContract.workspace("g", tmp_path).to_dict()
     run = resumer(Resume(7), contract)
     assert seen == [tmp_path.resolve()] and run.hooks is hooks
+
+
+def test_resume_in_the_app_asks_about_the_projects_hooks_and_servers_not_its_policy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ioh_tui.cli import main
+
+    ws = project(tmp_path / "ws")
+    with (ws / ".ioh-tui" / "config.toml").open("a") as file:
+        file.write(
+            '\n[[policy.layers]]\nname = "team"\n'
+            'rules = [ { act = "write", effect = "allow", pattern = "*" } ]\n'
+        )
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"turns": []}))
+    db = tmp_path / "s.db"
+    exec_args = ["exec", "look", "--workspace", str(ws), "--scenario", str(scenario)]
+    assert main(["--store", str(db), *exec_args]) == 0  # nothing agreed: all left out
+    calls = captured(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert main(["resume", "1", "--store", str(db)]) == 0
+    run, options = calls[0]
+    assert run is not None and not run.hooks and not run.mcp
+    trust = options["trust"]
+    # The resumed run keeps its stored policy, so only what it would start is asked about.
+    assert [section.kind for section in trust.sections] == ["hooks", "mcp:fx"]
+    for section in trust.sections:
+        trust.agree(section.kind)
+    agreed = trust.rebuild()
+    assert agreed.hooks and [s.name for s in agreed.mcp] == ["fx"]

@@ -124,3 +124,29 @@ async def test_the_rules_screen_opens_from_the_run_view_on_the_runs_workspace(
         assert isinstance(app.screen, RulesScreen)
         assert app.screen.workspace == tmp_path / "project"
         assert not isinstance(app.screen, ApprovalModal)
+
+
+async def test_rules_remembered_for_this_run_are_listed_as_such_and_not_revoked(
+    tmp_path: Path,
+) -> None:
+    app = build(tmp_path, write("a.txt", "1"), {"text": "done"}, criterion=None)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await modal(pilot)
+        await pilot.press("a")
+        await pilot.click("#scope-run")
+        await pilot.press("ctrl+s")
+        await finished(pilot)
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.screen, RulesScreen))
+        screen = app.screen
+        assert isinstance(screen, RulesScreen)
+        table = screen.query_one(DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+        (row,) = [i for i, r in enumerate(rows) if r[1] == "this run"]
+        assert rows[row][2] == "write allow a.txt"
+        await pilot.press(*["down"] * row, "x")
+        await pilot.pause()
+        shown = [str(n.message) for n in app._notifications]
+        assert any("holds until that run ends" in text for text in shown)
+    # Nothing was saved for later runs.
+    assert not (tmp_path / "project" / ".ioh-tui" / "policy.toml").exists()

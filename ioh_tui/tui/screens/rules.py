@@ -1,13 +1,15 @@
 """RulesScreen: every rule a run in the workspace starts with, its layer and file; revoke one.
 
 The same list as `ioh-tui rules` (`config/remembered.py`): the built-in tiers, the configuration
-files' policies, the remembered rules. A remembered rule (a `policy.toml`) is revoked with x and
+files' policies, the remembered rules, and (opened from a run) the rules remembered while it
+goes. A rule of a user's or project's file (`policy.toml` or `config.toml`) is revoked with x and
 written back to its file at once; later runs no longer have it (a run going now keeps the policy
-it started with). The others say where they are written instead.
+it started with). The others say why they cannot be revoked here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,9 +18,16 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ioh_tui.config.remembered import RuleInForce, revoke, rules_in_force, why_not_revocable
+from ioh_tui.config.remembered import (
+    RuleInForce,
+    revoke,
+    rules_in_force,
+    this_run,
+    why_not_revocable,
+)
 from ioh_tui.config.trust import section_title
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.policy.types import Rule
 from ioh_tui.tui.describe import visible
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
@@ -34,17 +43,17 @@ class RulesScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding(
-            "x", "revoke", "Revoke", tooltip="Remove the selected remembered rule from its file"
-        ),
+        Binding("x", "revoke", "Revoke", tooltip="Remove the selected rule from its file"),
         Binding("ctrl+r", "refresh", "Refresh", show=False, tooltip="Read the files again"),
     ]
     """Keys of the rules screen."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, remembered: Sequence[Rule] = ()) -> None:
         super().__init__()
         self.workspace = workspace
         """The project whose rules are shown."""
+        self.remembered = tuple(remembered)
+        """Rules remembered by the run going now (shown as the layer `this run`)."""
         self.rules: list[RuleInForce] = []
         """The rules shown, in table order."""
 
@@ -52,7 +61,7 @@ class RulesScreen(Screen[None]):
         """Title, the table, what was left out, the keys."""
         yield Static(f"Rules in force in {self.workspace}", id="rules-title", markup=False)
         yield Static(
-            "deny beats ask beats allow, whatever the layer · x revokes a remembered rule "
+            "deny beats ask beats allow, whatever the layer · x removes a rule from its file "
             "(later runs; a run going now keeps its own)",
             id="rules-help",
             markup=False,
@@ -72,6 +81,7 @@ class RulesScreen(Screen[None]):
         table.clear()
         try:
             self.rules, config = rules_in_force(self.workspace)
+            self.rules += this_run(self.remembered)
         except ConfigError as exc:
             self.rules = []
             self.notify(f"Cannot read the rules: {exc}", severity="error", timeout=10)
@@ -86,7 +96,7 @@ class RulesScreen(Screen[None]):
         )
 
     def action_revoke(self) -> None:
-        """X: remove the selected rule from its file, if it is a remembered one."""
+        """X: remove the selected rule from its file, if it is a user's or project's file."""
         table = self.query_one(DataTable)
         if not self.rules or table.cursor_row >= len(self.rules):
             return

@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Static, Tree
 
 from ioh_tui.core import events as ev
+from ioh_tui.policy.types import Rule
 from ioh_tui.tui.app_run import RunContext
 from ioh_tui.tui.describe import extension_line, one_line
 from ioh_tui.tui.history import History
@@ -154,6 +155,8 @@ class RunScreen(Screen[None]):
         self.run_id: int | None = None
         """The root run's id, once it started."""
         self.budget_offer: BudgetModal | None = None
+        self.remembered: list[Rule] = []
+        """Rules remembered while this run goes (every scope: all hold for the rest of it)."""
         """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
         self.store_path = history.path
@@ -459,6 +462,7 @@ class RunScreen(Screen[None]):
             text = f"decision {event.request_id} {verb} by {by}"
             if event.remembered:
                 text += f"; remembering {', '.join(event.remembered)}"
+                self.remembered.extend(Rule.parse(rule) for rule in event.remembered)
             if event.reason:
                 text += f" — {event.reason}"
             if call is not None and call.status == "waiting":

@@ -8,6 +8,7 @@ write, and an approving operator must not get past it.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,51 @@ def test_a_bad_rule_in_the_contracts_policy_names_the_contract(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert f"contract {contract}: policy.layers[0].rules[0].effect: 'forbid'" in err
+
+
+def _write_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], defaults: str, user: str | None
+) -> list[dict[str, object]]:
+    """A run whose contract has `defaults` (and the user's file `user`) writing a.txt."""
+    (tmp_path / "ws").mkdir(exist_ok=True)
+    if user is not None:
+        config = Path(os.environ["XDG_CONFIG_HOME"]) / "ioh-tui" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(user)
+    contract = tmp_path / "c.toml"
+    contract.write_text(f'goal = "g"\nworkspace = "ws"\n[policy.defaults]\n{defaults}')
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}
+    run = {"name": "exec", "arguments": {"argv": ["true"]}}
+    scenario = write_scenario(tmp_path / "s.json", {"tool_calls": [write, run]}, {"text": "ok"})
+    argv = ["exec", "", "--contract", str(contract), "--scenario", str(scenario), "--json"]
+    argv += ["--sandbox", "floor", "--store", str(tmp_path / "s.db")]
+    main(argv)
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def _asked(events: list[dict[str, object]]) -> list[object]:
+    return [e["act"] for e in events if e["event"] == "approval_requested"]
+
+
+def test_a_contracts_default_loosens_only_the_act_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The user's file denies exec by default; the contract allows writes. Writes go unasked, and
+    # exec stays the user's deny (it used to fall back to its tier, ask, for every act not named).
+    events = _write_with(
+        tmp_path, capsys, 'write = "allow"\n', '[policy.defaults]\nexec = "deny"\n'
+    )
+    assert (tmp_path / "ws" / "a.txt").read_text() == "x"
+    assert _asked(events) == []
+    run = [e for e in events if e["event"] == "tool_call_finished"][1]
+    assert run["refused"] is True
+
+
+def test_a_contract_cannot_loosen_a_default_the_users_file_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    events = _write_with(
+        tmp_path, capsys, 'write = "allow"\n', '[policy.defaults]\nwrite = "ask"\n'
+    )
+    assert "write" in _asked(events)  # the user's ask stands (and the headless answer is deny)
+    assert not (tmp_path / "ws" / "a.txt").exists()
