@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mcp_parser(sub)
 
+    acp = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (docs/acp.md)")
+    add_run_options(acp)
+
     fake = sub.add_parser(
         "serve-fake", help="a loopback model server playing a scenario over the real wire"
     )
@@ -173,6 +176,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli import trace
 
         return int(getattr(trace, f"{command}_command")(args))
+    if command == "acp":
+        from ioh_tui.acp.command import acp_command
+
+        return acp_command(args)
     if command == "serve-fake":
         from ioh_tui.providers.testing.fake_server import run_serve_fake
 

@@ -1,0 +1,376 @@
+"""The ACP agent: sessions over one store; each prompt a recorded run, like an `exec` run.
+
+A session is a workspace (`cwd`), the MCP servers the client passed, and the runs its prompts
+started. A prompt is a new run with the prompt's text as goal (or, when the session's last run
+is paused on a deferred decision, that run continued: the decision is asked again); its events
+stream as updates (`updates.py`), its asks become permission requests (`permission.py`).
+`session/load` takes a run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of
+this process, and replays it (`replay.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp.interfaces import Client
+from acp.schema import (
+    AcpMcpServer,
+    AgentCapabilities,
+    AudioContentBlock,
+    ClientCapabilities,
+    EmbeddedResourceContentBlock,
+    HttpMcpServer,
+    ImageContentBlock,
+    Implementation,
+    InitializeResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    McpServerStdio,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    ResourceContentBlock,
+    SseMcpServer,
+    StopReason,
+    TextContentBlock,
+    Usage,
+)
+
+from ioh_tui import __version__
+from ioh_tui.acp.outbox import Outbox
+from ioh_tui.acp.permission import PermissionApprover
+from ioh_tui.acp.replay import replayed
+from ioh_tui.acp.runs import PromptRun, prompt_run, resumed_run
+from ioh_tui.acp.updates import Translator
+from ioh_tui.core import events as ev
+from ioh_tui.core.errors import IohError
+from ioh_tui.engine import CancelToken, Parts, RunResult, start
+from ioh_tui.mcp import ServerSpec
+from ioh_tui.policy import Layer, Policy, Rule
+from ioh_tui.store import Store
+from ioh_tui.store.rows import RunRow
+
+log = logging.getLogger(__name__)
+
+INVALID_PARAMS = -32602
+"""JSON-RPC's code for a request whose parameters cannot be used (a bad cwd, a bad flag)."""
+
+PromptBlock = (
+    TextContentBlock
+    | ImageContentBlock
+    | AudioContentBlock
+    | ResourceContentBlock
+    | EmbeddedResourceContentBlock
+)
+AnyMcpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
+
+SESSION_LAYER = "acp-session:remembered"
+"""The policy layer of a session's remembered rules (a remembered layer: `is_remembered`)."""
+
+STOP_REASONS: dict[str, StopReason] = {
+    "cancelled": "cancelled",
+    "step_cap_reached": "max_turn_requests",
+    "cost_budget_exceeded": "max_tokens",
+}
+"""Outcomes with an ACP stop reason of their own; every other outcome ends the turn."""
+
+
+@dataclass
+class Session:
+    """One ACP session: a workspace and the runs its prompts started."""
+
+    id: str
+    cwd: Path
+    mcp: tuple[ServerSpec, ...]
+    outbox: Outbox
+    runs: list[int] = field(default_factory=list)
+    cancel: CancelToken | None = None
+    """The token of the run under way (None between prompts)."""
+    remembered: list[Rule] = field(default_factory=list)
+    """Rules the client said to remember (`allow_always`): every later run of the session
+    starts with them, as a run keeps its own for the rest of it."""
+
+    def policy(self, configured: Policy | None) -> Policy | None:
+        """`configured` with the session's remembered rules on top (they never beat a deny).
+
+        None (a resumed run keeps its stored policy, with its own remembered rules) stays None.
+        """
+        if not self.remembered or configured is None:
+            return configured
+        return configured.with_layer(Layer(SESSION_LAYER, tuple(self.remembered)))
+
+
+def _refused(message: str) -> RequestError:
+    return RequestError(INVALID_PARAMS, message)
+
+
+def client_servers(servers: Sequence[AnyMcpServer] | None) -> tuple[ServerSpec, ...]:
+    """The client's stdio MCP servers as ours (HTTP and SSE servers are not taken: logged).
+
+    Raises:
+        RequestError: A server's command is not an absolute path (ACP requires one).
+    """
+    specs: list[ServerSpec] = []
+    for server in servers or ():
+        if not isinstance(server, McpServerStdio):
+            log.warning("MCP server %s left out: only stdio servers are taken", server.name)
+            continue
+        if not Path(server.command).is_absolute():
+            raise _refused(f"MCP server {server.name}: command must be an absolute path")
+        env = {variable.name: variable.value for variable in server.env}
+        specs.append(ServerSpec(server.name, server.command, tuple(server.args), env))
+    return tuple(specs)
+
+
+def goal_text(blocks: Sequence[PromptBlock]) -> str:
+    """The run's goal: the prompt's text, and each linked or embedded resource named by URI."""
+    parts: list[str] = []
+    for block in blocks:
+        if isinstance(block, TextContentBlock):
+            parts.append(block.text)
+        elif isinstance(block, ResourceContentBlock):
+            parts.append(f"[{block.name}]({block.uri})")
+        elif isinstance(block, EmbeddedResourceContentBlock):
+            parts.append(f"[resource]({block.resource.uri})")
+    return "\n".join(part for part in parts if part).strip()
+
+
+def _run_id(session_id: str) -> int | None:
+    text = session_id.removeprefix("run-")
+    return int(text) if text.isdigit() else None
+
+
+class IohAgent:
+    """The `acp.Agent` of `ioh-tui acp`: every prompt is a run recorded in `store`."""
+
+    def __init__(self, args: argparse.Namespace, store: Store) -> None:
+        """Serve runs configured by `args` (the command's flags), recorded in `store`."""
+        self._args = args
+        self._store = store
+        self._sessions: dict[str, Session] = {}
+        self._client: Client | None = None
+        self._prompts: set[asyncio.Task[RunResult]] = set()
+
+    def on_connect(self, conn: Client) -> None:
+        """Keep the client's side of the connection (updates and permission requests)."""
+        self._client = conn
+
+    @property
+    def client(self) -> Client:
+        """The connected client."""
+        if self._client is None:
+            raise RuntimeError("no ACP client is connected")
+        return self._client
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        """What we speak: protocol 1, loadSession, text prompts, stdio MCP servers, no auth."""
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(
+                    image=False, audio=False, embedded_context=False
+                ),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+            ),
+            auth_methods=[],
+            agent_info=Implementation(name="ioh-tui", title="ioh-tui", version=__version__),
+        )
+
+    def _session(
+        self, cwd: str, session_id: str, servers: Sequence[AnyMcpServer] | None
+    ) -> Session:
+        root = Path(cwd)
+        if not root.is_absolute() or not root.is_dir():
+            raise _refused(f"cwd {cwd} is not an absolute path to a directory")
+        session = Session(
+            session_id, root, client_servers(servers), Outbox(self.client, session_id)
+        )
+        self._sessions[session_id] = session
+        return session
+
+    async def new_session(
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: Sequence[AnyMcpServer] | None = None,
+        **kwargs: Any,
+    ) -> NewSessionResponse:
+        """A session working in `cwd` (the run's workspace)."""
+        session = self._session(cwd, f"session-{secrets.token_hex(8)}", mcp_servers)
+        return NewSessionResponse(session_id=session.id)
+
+    async def load_session(
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: Sequence[AnyMcpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
+    ) -> LoadSessionResponse | None:
+        """Replay a stored run (by id) or a session of this process, then go on in it."""
+        known = self._sessions.get(session_id)
+        run_id = _run_id(session_id)
+        if known is not None:
+            runs = list(known.runs)
+        elif run_id is not None:
+            runs = [run_id]
+        else:
+            raise _refused(
+                f"unknown session {session_id}: load takes a run id (`ioh-tui runs` lists them)"
+            )
+        updates = []
+        for run in runs:
+            try:
+                updates.extend(await replayed(self._store, run))
+            except IohError as exc:
+                raise RequestError.resource_not_found(f"run {run}: {exc}") from None
+        session = self._session(cwd, session_id, mcp_servers)
+        session.runs.extend(runs)
+        for update in updates:
+            session.outbox.put(update)
+        await session.outbox.flush()
+        return LoadSessionResponse()
+
+    async def prompt(
+        self, prompt: Sequence[PromptBlock], session_id: str, **kwargs: Any
+    ) -> PromptResponse:
+        """One run with the prompt as goal; ends when the run ends (or pauses on a deferral)."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise _refused(f"unknown session {session_id}")
+        if session.cancel is not None:
+            raise _refused(f"session {session_id} is already running a prompt")
+        goal = goal_text(prompt)
+        if not goal:
+            raise _refused("the prompt has no text to take as the goal")
+        waiting = await self._waiting(session)
+        built = self._built(session, goal, waiting)
+        translator = Translator(session.cwd if waiting is None else Path(waiting.root))
+        token = CancelToken()
+        session.cancel = token
+
+        def observe(event: ev.Event) -> None:
+            for update in translator.updates(event):
+                session.outbox.put(update)
+
+        parts = Parts(
+            built.provider,
+            self._store,
+            policy=session.policy(built.policy),
+            approver=PermissionApprover(
+                self.client, session.id, translator, session.outbox.flush, session.remembered
+            ),
+            sandbox=built.sandbox,
+            observers=(observe,),
+            cancel=token,
+            mcp=built.servers + session.mcp,
+            hooks=built.hooks,
+        )
+        runner = asyncio.ensure_future(start(built.request, parts))
+        self._prompts.add(runner)
+        try:
+            result = await asyncio.shield(runner)
+        except asyncio.CancelledError:
+            # The connection is closing: the run stops cleanly (`cancelled`) and is recorded.
+            token.cancel("the ACP connection closed")
+            await runner
+            raise
+        except IohError as exc:
+            raise _refused(f"ioh-tui: {exc}") from None
+        finally:
+            self._prompts.discard(runner)
+            session.cancel = None
+        if waiting is None:
+            session.runs.append(result.run_id)
+        return await self._ended(session, translator, result)
+
+    def _built(self, session: Session, goal: str, waiting: RunRow | None) -> PromptRun:
+        """The prompt's run: new, or `waiting` continued (its client is told so)."""
+        try:
+            if waiting is None:
+                built = prompt_run(self._args, goal, session.cwd)
+            else:
+                built = resumed_run(self._args, waiting.id, waiting.contract)
+        except IohError as exc:
+            raise _refused(f"ioh-tui: {exc}") from None
+        for line in built.left_out:
+            log.warning("ioh-tui: %s", line)
+        if waiting is not None:
+            session.outbox.put(
+                update_agent_message_text(
+                    f"(run {waiting.id} waits on a deferred decision: it is asked again, and the "
+                    "run goes on; this prompt's text is not used)\n\n"
+                )
+            )
+        return built
+
+    async def _waiting(self, session: Session) -> RunRow | None:
+        """The session's last run when it is paused on a deferred decision (else None)."""
+        if not session.runs:
+            return None
+        try:
+            row = await self._store.run(session.runs[-1])
+        except IohError:
+            return None
+        return row if row.outcome == "awaiting_approval" else None
+
+    async def _ended(
+        self, session: Session, translator: Translator, result: RunResult
+    ) -> PromptResponse:
+        detail = f": {result.detail}" if result.detail else ""
+        steps = f"{result.steps} step" + ("" if result.steps == 1 else "s")
+        said = f"\n\n(run {result.run_id} {result.outcome} after {steps}{detail})"
+        if result.outcome == "awaiting_approval":
+            said += (
+                f"\nAnswer the deferred decision with `ioh-tui resume {result.run_id} --decide "
+                "approve|deny`, or in the app's queue."
+            )
+        session.outbox.put(update_agent_message_text(said))
+        await session.outbox.flush()
+        return PromptResponse(
+            stop_reason=STOP_REASONS.get(result.outcome, "end_turn"),
+            usage=Usage(
+                total_tokens=result.tokens,
+                input_tokens=translator.input_tokens,
+                output_tokens=translator.output_tokens,
+            ),
+            field_meta={
+                "ioh-tui": {
+                    "runId": result.run_id,
+                    "outcome": result.outcome,
+                    "steps": result.steps,
+                    "tokens": result.tokens,
+                }
+            },
+        )
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        """Stop the session's run: it ends `cancelled` and its prompt says so."""
+        session = self._sessions.get(session_id)
+        if session is not None and session.cancel is not None:
+            session.cancel.cancel("cancelled by the ACP client")
+
+    async def stop_all(self) -> None:
+        """Cancel every run under way and wait until each is recorded (SIGTERM, end of input)."""
+        for session in self._sessions.values():
+            if session.cancel is not None:
+                session.cancel.cancel("ioh-tui acp is stopping")
+        if self._prompts:
+            await asyncio.gather(*self._prompts, return_exceptions=True)
+        for session in self._sessions.values():
+            await session.outbox.close()
