@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 from ioh_tui import __version__
-from ioh_tui.cli.options import add_run_options
+from ioh_tui.cli.options import _positive_float, add_run_options
 from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
 from ioh_tui.core.shown import shown
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from ioh_tui.tui.launch import AppRun, TrustQuestion
 
 EXIT_USAGE = 2
+APPROVAL_CHOICES = ("deny", "defer", "approve", "wait")
+"""`--on-approval`: how a headless run answers asks."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,10 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     exec_.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     exec_.add_argument(
         "--on-approval",
-        choices=("deny", "defer", "approve"),
+        choices=APPROVAL_CHOICES,
         default="deny",
-        help="answer every ask this way (default deny: the model reads the refusal)",
+        help="answer every ask this way (default deny: the model reads the refusal); "
+        "wait: for an answer from any process (`resume --decide`, the app's queue)",
     )
+    _add_approval_timeout(exec_)
 
     runs = sub.add_parser("runs", help="list runs")
     runs.add_argument("--json", action="store_true")
@@ -87,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("--headless", action="store_true", help="continue without the app")
     resume.add_argument("--json", action="store_true")
-    resume.add_argument("--on-approval", choices=("deny", "defer", "approve"), default="deny")
+    resume.add_argument("--on-approval", choices=APPROVAL_CHOICES, default="deny")
+    _add_approval_timeout(resume)
     add_run_options(resume)
 
     config = sub.add_parser(
@@ -116,6 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_mcp_parser(sub)
 
+    web = sub.add_parser("web", help="the app in a browser, behind a secret token (web extra)")
+    web.add_argument("--host", default="127.0.0.1", help="the address (default 127.0.0.1)")
+    web.add_argument("--port", type=int, default=8000, help="the port (0: any free one)")
+    web.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a --host that is not loopback (plain HTTP: put TLS in front, docs/web.md)",
+    )
+    web.add_argument("--public-url", help="the address a reverse proxy serves it at (https://…)")
+    web.add_argument("--store", default=argparse.SUPPRESS)
+
     acp = sub.add_parser("acp", help="an Agent Client Protocol agent on stdio (docs/acp.md)")
     add_run_options(acp)
 
@@ -127,6 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     fake.add_argument("--host", default="127.0.0.1")
     fake.add_argument("--port", type=int, default=0)
     return parser
+
+
+def _add_approval_timeout(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--approval-timeout",
+        type=_positive_float,
+        metavar="SECONDS",
+        help="with --on-approval wait: defer an ask nobody answered in this time (exit 4)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -176,6 +201,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from ioh_tui.cli import trace
 
         return int(getattr(trace, f"{command}_command")(args))
+    if command == "web":
+        from ioh_tui.web.command import web_command
+
+        return web_command(args)
     if command == "acp":
         from ioh_tui.acp.command import acp_command
 

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import signal
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -39,18 +40,43 @@ from ioh_tui.engine import (
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.paths import check_store_placement
-from ioh_tui.policy import ApproveAll, Approver, Decision, DeferAll, DenyAll
+from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
+from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.sandbox.floor import key_exposure
 from ioh_tui.store import Store
 
 
-def approver_for(choice: str) -> Approver:
-    """The headless approver for `--on-approval`."""
+def approver_for(choice: str, timeout_s: float | None = None) -> Approver:
+    """The headless approver for `--on-approval` (and `--approval-timeout` with `wait`)."""
+    if choice == "wait":
+        return WaitApprover(timeout_s, announce_waiting(timeout_s))
+    if timeout_s is not None:
+        raise ConfigError("--approval-timeout needs --on-approval wait")
     if choice == "approve":
         return ApproveAll()
     if choice == "defer":
         return DeferAll()
     return DenyAll("denied: nobody is there to approve it (headless run)")
+
+
+def announce_waiting(timeout_s: float | None) -> Callable[[ApprovalRequest], None]:
+    """Say on stderr how to answer a waiting ask (and ring the bell when a person is there).
+
+    The ask itself is already announced: the `approval_requested` event (on stdout with
+    `--json`) and the `notification` hooks (`approval_waiting`) when hooks are configured.
+    """
+
+    def announce(request: ApprovalRequest) -> None:
+        until = f" (deferred after {timeout_s:g} s)" if timeout_s is not None else ""
+        bell = "\a" if sys.stderr.isatty() else ""
+        say(
+            f"{bell}waiting on you{until}: run {request.run_id} asks to {request.act.value} "
+            f"{request.target}; answer with `ioh-tui resume {request.run_id} --decide "
+            "approve|deny` or in the app's queue (w)",
+            err=True,
+        )
+
+    return announce
 
 
 def json_observer(out: Callable[[str], None]) -> Observer:
@@ -154,11 +180,24 @@ def _report(result: RunResult, as_json: bool) -> int:
     return result.exit_status
 
 
-async def _with_signals(cancel: CancelToken, work: Awaitable[RunResult]) -> RunResult:
-    """Await the run with SIGINT and SIGTERM stopping it cleanly (outcome `cancelled`)."""
+async def _with_signals(
+    cancel: CancelToken, work: Awaitable[RunResult], approver: Approver
+) -> RunResult:
+    """Await the run with SIGINT and SIGTERM stopping it cleanly (outcome `cancelled`).
+
+    While a `wait` approver holds asks, a signal defers them instead: the run pauses
+    (`awaiting_approval`, exit 4) with each request pending, to be answered later.
+    """
     loop = asyncio.get_running_loop()
+
+    def stop(name: str) -> None:
+        if isinstance(approver, WaitApprover) and approver.waiting and not approver.stopped:
+            approver.stop()
+        else:
+            cancel.cancel(f"stopped by {name}")
+
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, cancel.cancel, f"stopped by {signal.Signals(sig).name}")
+        loop.add_signal_handler(sig, stop, signal.Signals(sig).name)
     try:
         return await work
     finally:
@@ -168,6 +207,7 @@ async def _with_signals(cancel: CancelToken, work: Awaitable[RunResult]) -> RunR
 
 def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
+    approver = approver_for(args.on_approval, args.approval_timeout)
     contract, contract_policy = build_contract(args)
     check_contract(contract)
     check_store_placement(store_path(args), contract.root)  # before the store file is made
@@ -185,7 +225,7 @@ def exec_command(args: argparse.Namespace) -> int:
             provider,
             store,
             policy=policy,
-            approver=approver_for(args.on_approval),
+            approver=approver,
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
@@ -194,11 +234,12 @@ def exec_command(args: argparse.Namespace) -> int:
         )
         return await start(NewRun(contract, containment, driver_options(args)), parts)
 
-    return _run_headless(go, args)
+    return _run_headless(go, args, approver)
 
 
 def resume_command(args: argparse.Namespace) -> int:
     """`ioh-tui resume RUN_ID --headless ...`."""
+    approver = approver_for(args.on_approval, args.approval_timeout)
     decision = None
     if args.decide == "approve":
         decision = Decision.approve()
@@ -228,7 +269,7 @@ def resume_command(args: argparse.Namespace) -> int:
             provider,
             store,
             policy=policy,
-            approver=approver_for(args.on_approval),
+            approver=approver,
             sandbox=sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
@@ -245,7 +286,7 @@ def resume_command(args: argparse.Namespace) -> int:
         await asyncio.to_thread(settle, stored.root, result.outcome)
         return result
 
-    return _run_headless(go, args)
+    return _run_headless(go, args, approver)
 
 
 async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunResult:
@@ -271,13 +312,15 @@ async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunR
 
 
 def _run_headless(
-    start: Callable[[Store, CancelToken], Awaitable[RunResult]], args: argparse.Namespace
+    start: Callable[[Store, CancelToken], Awaitable[RunResult]],
+    args: argparse.Namespace,
+    approver: Approver,
 ) -> int:
     async def main() -> RunResult:
         cancel = CancelToken()
         # A resume continues a recorded run: a missing or empty store is an error, not a new one.
         async with Store.open(store_path(args), create=args.command == "exec") as store:
-            return await _with_signals(cancel, start(store, cancel))
+            return await _with_signals(cancel, start(store, cancel), approver)
 
     result = asyncio.run(main())
     return _report(result, args.json)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal, Protocol
@@ -188,6 +189,53 @@ class DeferAll:
 
     async def decide(self, request: ApprovalRequest) -> Decision:
         """Defer."""
+        return Decision.defer()
+
+
+class WaitApprover:
+    """Waits for an answer from any process (headless `--on-approval wait`); never guesses one.
+
+    It answers nothing itself: the decision gate (`engine/decide.py`) races it against the
+    request's row, polled every `POLL_S`, so an answer sealed into the store by the app's queue or
+    by `ioh-tui resume N --decide` in another process is taken within that poll. What this
+    approver gives is the end of the wait: a deferral after `timeout_s`, or at once when `stop` is
+    called (SIGTERM), which pauses the run (`awaiting_approval`, exit 4) with the request pending.
+    """
+
+    def __init__(
+        self,
+        timeout_s: float | None = None,
+        announce: Callable[[ApprovalRequest], None] | None = None,
+    ) -> None:
+        """Wait `timeout_s` seconds (None: until answered or stopped); `announce` each ask."""
+        self.timeout_s = timeout_s
+        self.announce = announce
+        self.waiting = 0
+        """Asks waiting now."""
+        self._stopped = asyncio.Event()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether `stop` was called (every ask from then on is deferred at once)."""
+        return self._stopped.is_set()
+
+    def stop(self) -> None:
+        """Defer every waiting ask now, and every later one."""
+        self._stopped.set()
+
+    async def decide(self, request: ApprovalRequest) -> Decision:
+        """Announce the ask, then wait: a deferral after the timeout or a stop."""
+        if self.stopped:
+            return Decision.defer()
+        if self.announce is not None:
+            self.announce(request)
+        self.waiting += 1
+        try:
+            await asyncio.wait_for(self._stopped.wait(), self.timeout_s)
+        except TimeoutError:
+            pass
+        finally:
+            self.waiting -= 1
         return Decision.defer()
 
 

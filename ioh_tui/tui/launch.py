@@ -77,11 +77,17 @@ def launch(
     return app.exit_status
 
 
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+"""The driver textual-serve starts the app with (`ioh-tui web`, `ioh_tui/web/`)."""
+
+
 def _need_a_terminal() -> None:
     """Refuse to start the app where it cannot be drawn or driven.
 
     Without this a redirected `ioh-tui demo` hangs for ever and writes escape codes into a file.
     """
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:
+        return  # a browser tab of `ioh-tui web`: textual-serve relays the screen and the keys
     if not (sys.stdin.isatty() and sys.stdout.isatty()) or os.environ.get("TERM") == "dumb":
         raise ConfigError(
             "the app needs a terminal (stdin and stdout are not both one, or TERM=dumb): "

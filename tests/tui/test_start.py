@@ -156,7 +156,8 @@ async def test_d_on_the_start_screen_starts_the_demo(tmp_path: Path) -> None:
         await until(pilot, lambda: isinstance(app.screen, StartScreen))
         start = app.screen
         assert isinstance(start, StartScreen) and app.run_screen is None
-        await app.workers.wait_for_complete()
+        # Read again on resuming, in a worker the screen starts once it is shown.
+        await until(pilot, lambda: bool(start.recent))
         await pilot.pause()
         runs = start.query_one("#start-runs", DataTable)
         assert any("demo goal" in str(c) for c in runs.get_row_at(0))

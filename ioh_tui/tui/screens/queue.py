@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -30,6 +30,7 @@ from textual.widgets import DataTable, Static
 from ioh_tui.engine.decide import request_from_row
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.policy.suggest import similarity_key, suggest_pattern
+from ioh_tui.store import ApprovalRow
 from ioh_tui.tui.describe import one_line, why_asked
 from ioh_tui.tui.history import History
 from ioh_tui.tui.messages import ApprovalNeeded, ResumeRequested
@@ -42,6 +43,54 @@ from ioh_tui.tui.widgets.key_bar import KeyBar
 Where = Literal["waiting", "deferred", "elsewhere", "crashed"]
 BATCHED: tuple[Where, ...] = ("waiting", "deferred", "elsewhere")
 """The rows that can be marked and answered together."""
+
+
+async def answer_live(
+    screen: Screen[Any], history: History, request: ApprovalRequest, decision: Decision
+) -> bool:
+    """Answer a request that a run another process drives waits on, through the store.
+
+    Exactly as `ioh-tui resume RUN_ID --decide` on a live run: approve or deny only (a rewrite or
+    a rule to remember needs the run's own gate), sealed, and the first answer wins.
+
+    Returns:
+        Whether this answer landed.
+    """
+    if decision.modified or decision.remember:
+        screen.notify(
+            "A run driven by another process takes only approve or deny from here.",
+            severity="warning",
+        )
+        return False
+    status = "approve" if decision.kind == "approve" else "deny"
+    landed = await history.answer([request], decision, by="attached") > 0
+    if landed:
+        screen.notify(f"Answered request {request.request_id} ({status}).")
+    else:
+        screen.notify("Someone else answered it first.", severity="warning")
+    return landed
+
+
+def ask_live(screen: Screen[Any], history: History, row: ApprovalRow, remember_file: Path) -> None:
+    """The decision modal over a request a run another process drives waits on; then the store.
+
+    Defer (or esc) leaves it pending; approve or deny is written (`answer_live`).
+    """
+    request = request_from_row(row)
+    modal = StoredApprovalModal(
+        request, remember_file=remember_file, wide=screen.app.size.width >= SPLIT_FROM
+    )
+
+    def answered(decision: Decision | None) -> None:
+        if decision is not None and decision.kind != "defer":
+            screen.run_worker(
+                answer_live(screen, history, request, decision),
+                group="answer-live",
+                description="answer a decision through the store",
+                exit_on_error=False,
+            )
+
+    screen.app.push_screen(modal, callback=answered)
 
 
 @dataclass(slots=True)
@@ -255,18 +304,7 @@ class DecisionQueueScreen(Screen[None]):
             )
 
     async def _answer_elsewhere(self, item: QueueItem, decision: Decision) -> None:
-        if decision.modified or decision.remember:
-            self.notify(
-                "A run driven by another process takes only approve or deny from here.",
-                severity="warning",
-            )
-            return
-        status = "approve" if decision.kind == "approve" else "deny"
-        landed = await self.history.answer([item.request], decision, by="attached")
-        if landed:
-            self.notify(f"Answered request {item.request.request_id} ({status}).")
-        else:
-            self.notify("Someone else answered it first.", severity="warning")
+        await answer_live(self, self.history, item.request, decision)
         self.action_reload()
 
     def _resolve(self, items: list[QueueItem], decision: Decision) -> None:

@@ -1,7 +1,13 @@
-"""RunBrowserScreen: every run in the store, newest first, filtered by text and by state."""
+"""RunBrowserScreen: every run in the store, newest first, filtered by text and by state.
+
+A run that is going (here or in another process) opens as a live trace (`LiveTraceScreen`): read
+from the store as it is written, never driven from here, its waiting decision answerable with `a`.
+`StoreWatch` tells the screens that the store was written without reading it.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import ClassVar, cast
@@ -30,6 +36,7 @@ from ioh_tui.tui.history import (
 )
 from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.answer import answer_stored
+from ioh_tui.tui.screens.queue import ask_live
 from ioh_tui.tui.screens.trace import TraceScreen
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
@@ -37,6 +44,106 @@ from ioh_tui.tui.widgets.key_bar import KeyBar
 LIMIT = 1000
 """The most runs read at once (newest first)."""
 COLUMNS = ("run", "goal", "state", "steps", "tokens", "cost", "started (UTC)")
+WATCH_S = 0.5
+"""How often a live screen looks at the store's files for a write (two `stat` calls)."""
+REREAD_S = 5.0
+"""How often a live screen reads the store anyway (a write the file times could not show)."""
+
+
+class StoreWatch:
+    """Tells that the store was written since last asked, from its files' times and sizes.
+
+    Every commit writes the write-ahead log (`<store>-wal`), and a checkpoint the store itself:
+    two `stat` calls tell it, no SQLite read. Two writes within one tick of the file system's clock
+    that leave the log's size alone look like one; the screens read the store every `REREAD_S`
+    anyway.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Watch the store at `path` (it may not exist yet)."""
+        self.paths = (path, path.with_name(f"{path.name}-wal"))
+        self.seen = self._stamp()
+        self._since = 0.0
+
+    def _stamp(self) -> tuple[tuple[int, int] | None, ...]:
+        stamps: list[tuple[int, int] | None] = []
+        for path in self.paths:
+            try:
+                info = os.stat(path)
+            except OSError:
+                stamps.append(None)
+            else:
+                stamps.append((info.st_mtime_ns, info.st_size))
+        return tuple(stamps)
+
+    def changed(self) -> bool:
+        """Whether the store was written since the last call (or since it was made)."""
+        now = self._stamp()
+        if now == self.seen:
+            return False
+        self.seen = now
+        return True
+
+    def due(self) -> bool:
+        """Called every `WATCH_S`: whether to read the store now (written, or `REREAD_S` on)."""
+        self._since += WATCH_S
+        if self.changed() or self._since >= REREAD_S:
+            self._since = 0.0
+            return True
+        return False
+
+
+class LiveTraceScreen(TraceScreen):
+    """A going run's trace, read from the store as it is written; `a` answers its decision.
+
+    The run is never driven from here: a decision it waits on is answered through the store, as
+    `ioh-tui resume RUN_ID --decide` does (approve or deny), and the process driving it goes on.
+    A run that is no longer going (it paused) resumes here with the answer instead.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "answer", "Answer", tooltip="Answer the decision this run waits on"),
+    ]
+
+    def __init__(self, history: History, run_id: int, *, remember_file: Path) -> None:
+        """The trace of `run_id`, kept up to date."""
+        super().__init__(history, run_id)
+        self.remember_file = remember_file
+        """The default file for a rule remembered while answering (a paused run's decision)."""
+        self.store_watch = StoreWatch(history.path)
+        """Tells that the store was written."""
+
+    def on_mount(self) -> None:
+        """Read the store, then again whenever it is written."""
+        super().on_mount()
+        self.set_interval(WATCH_S, self._look)
+
+    def _look(self) -> None:
+        # A read under way is let finish (a new one would cancel it): the next look catches up.
+        reading = any(w.node is self and not w.is_finished for w in self.app.workers)
+        if self.is_current and not reading and self.store_watch.due():
+            self.action_refresh()
+
+    def action_answer(self) -> None:
+        """a: the decision modal for the request the run waits on (the newest pending one)."""
+        pending = [a for a in self.trace.approvals if a.status == "pending"] if self.trace else []
+        if self.trace is None or not pending:
+            self.notify(f"Run {self.run_id} waits on no decision.", timeout=3)
+            return
+        if self.trace.state != "running":
+            answer_stored(self, pending[-1], remember_file=self.remember_file)
+            return
+        ask_live(self, self.history, pending[-1], self.remember_file)
+
+
+def open_trace(
+    screen: Screen[None], history: History, run_id: int, state: str, *, remember_file: Path
+) -> None:
+    """Open a run's trace: a live one while it is going (`running`), else as stored."""
+    if state == "running":
+        screen.app.push_screen(LiveTraceScreen(history, run_id, remember_file=remember_file))
+    else:
+        screen.app.push_screen(TraceScreen(history, run_id))
 
 
 class RunBrowserScreen(Screen[None]):
@@ -179,7 +286,8 @@ class RunBrowserScreen(Screen[None]):
     def _open(self) -> None:
         run = self.selected
         if run is not None:
-            self.app.push_screen(TraceScreen(self.history, run.id))
+            state = self.states.get(run.id, "")
+            open_trace(self, self.history, run.id, state, remember_file=self.remember_file)
 
     def action_filter(self) -> None:
         """/: type a filter."""
