@@ -20,11 +20,13 @@ from typing import Any
 from ioh_tui.core.acts import Act
 from ioh_tui.sandbox import select
 from ioh_tui.tools import Permit, ToolContext, ToolSet, Workspace
-from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, SCAN_TOOLS
+from ioh_tui.tools.families import DOCUMENT_TOOLS, GIT_TOOLS, SCAN_TOOLS, VIEW_IMAGE
+from ioh_tui.tools.vision import ANTHROPIC
 
 EXTRAS = {
     "documents": ["python-docx", "openpyxl", "python-pptx", "pypdf", "reportlab", "lxml", "pillow"],
     "scan": ["zxing-cpp", "segno", "python-barcode", "pillow", "pypdf"],
+    "images": ["pillow"],
 }
 """Each extra's distributions (with the heavy dependencies they bring)."""
 ROUNDS = 5
@@ -45,7 +47,7 @@ async def _allow(act: Act, target: str, **kw: Any) -> Permit:
 
 
 def _context(root: Path) -> ToolContext:
-    return ToolContext(Workspace.at(root), _allow, lambda _: True, select("auto"))
+    return ToolContext(Workspace.at(root), _allow, lambda _: True, select("auto"), vision=ANTHROPIC)
 
 
 async def _time(tools: ToolSet, ctx: ToolContext, name: str, args: Mapping[str, Any]) -> float:
@@ -110,6 +112,11 @@ async def _tools(root: Path) -> list[tuple[str, str, float]]:
     qr = {"path": "qr.png", "data": "https://example.invalid/42"}
     rows.append(("barcode_write", "qr", await _time(scans, ctx, "barcode_write", qr)))
     rows.append(("barcode_read", "qr", await _time(scans, ctx, "barcode_read", {"path": "qr.png"})))
+    images = ToolSet((VIEW_IMAGE,))
+    _photo(root / "small.png", (1024, 768))
+    _photo(root / "large.jpg", (4032, 3024))
+    for path, what in (("small.png", "1024x768"), ("large.jpg", "4032x3024")):
+        rows.append(("view_image", what, await _time(images, ctx, "view_image", {"path": path})))
     git = ToolSet(GIT_TOOLS)
     _repository(root)
     rows.append(("git_status", "200 files", await _time(git, ctx, "git_status", {})))
@@ -126,6 +133,14 @@ def _line(path: Path) -> None:
     image = Image.new("L", (int(font.getlength(text)) + 40, 56), 255)
     ImageDraw.Draw(image).text((20, 14), text, font=font, fill=0)
     image.save(path)
+
+
+def _photo(path: Path, size: tuple[int, int]) -> None:
+    # Noise over a gradient: a photograph's entropy, so compression takes its real time.
+    from PIL import Image
+
+    noise = Image.effect_noise(size, 40).convert("RGB")
+    Image.blend(Image.linear_gradient("L").resize(size).convert("RGB"), noise, 0.3).save(path)
 
 
 def _repository(root: Path) -> None:

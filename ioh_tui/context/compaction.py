@@ -76,5 +76,7 @@ def _render(m: Message) -> str:
     if m.role == "assistant":
         return f"agent: {text}" + (f"\nagent called: {calls}" if calls else "")
     if m.role == "tool":
-        return f"result: {text}"
+        # The summariser is sent no image, only what it was.
+        shown = "".join(f"\n[image shown: {i.describe()}]" for i in m.images)
+        return f"result: {text}{shown}"
     return f"note: {text}"

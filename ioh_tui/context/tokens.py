@@ -18,6 +18,10 @@ from ioh_tui.core.transcript import Message, ToolSpec
 CHARS_PER_TOKEN = 4
 PER_MESSAGE = 4
 """A message's framing (role, separators) in tokens, roughly as the chat wires count it."""
+IMAGE_TOKENS = 1_600
+"""What one image is counted as, whatever its size: Anthropic bills width x height / 750, about
+1,600 at its 1.15 megapixel cap (a larger image is scaled down to it), and OpenAI's high-detail
+tiles come to at most about 1,100 in a 2048 px square (`tools/vision.py` sizes images to these)."""
 
 
 def estimate_text(text: str) -> int:
@@ -26,12 +30,13 @@ def estimate_text(text: str) -> int:
 
 
 def estimate_message(message: Message) -> int:
-    """Tokens of one message: its text, its tool calls, its framing."""
+    """Tokens of one message: its text, its tool calls, its images, its framing."""
     calls = sum(
         estimate_text(c.name) + estimate_text(json.dumps(dict(c.arguments), sort_keys=True))
         for c in message.tool_calls
     )
-    return PER_MESSAGE + estimate_text(message.content) + calls
+    images = IMAGE_TOKENS * len(message.images)
+    return PER_MESSAGE + estimate_text(message.content) + calls + images
 
 
 def estimate(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:

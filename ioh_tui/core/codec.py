@@ -11,10 +11,11 @@ written before this module used `"arguments_error"`; it is still read.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping
 from typing import Any
 
-from ioh_tui.core.transcript import Completion, Message, ToolCall, Usage
+from ioh_tui.core.transcript import Completion, Image, Message, ToolCall, Usage
 
 
 def tool_call_to_json(call: ToolCall) -> dict[str, Any]:
@@ -76,14 +77,39 @@ def completion_from_json(data: Mapping[str, Any]) -> Completion:
     )
 
 
-def message_to_json(message: Message) -> dict[str, Any]:
-    """A transcript message as JSON data."""
+def image_to_json(image: Image) -> dict[str, Any]:
+    """An image as JSON data, its bytes in base64."""
     return {
+        "media_type": image.media_type,
+        "name": image.name,
+        "width": image.width,
+        "height": image.height,
+        "data": base64.b64encode(image.data).decode("ascii"),
+    }
+
+
+def image_from_json(data: Mapping[str, Any]) -> Image:
+    """The inverse of `image_to_json`."""
+    return Image(
+        data["media_type"],
+        base64.b64decode(data["data"]),
+        data["name"],
+        int(data["width"]),
+        int(data["height"]),
+    )
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    """A transcript message as JSON data (`images` only when it has some)."""
+    data: dict[str, Any] = {
         "role": message.role,
         "content": message.content,
         "tool_calls": [tool_call_to_json(c) for c in message.tool_calls],
         "tool_call_id": message.tool_call_id,
     }
+    if message.images:
+        data["images"] = [image_to_json(i) for i in message.images]
+    return data
 
 
 def message_from_json(data: Mapping[str, Any]) -> Message:
@@ -93,4 +119,5 @@ def message_from_json(data: Mapping[str, Any]) -> Message:
         data["content"],
         tuple(tool_call_from_json(c) for c in data.get("tool_calls", [])),
         data.get("tool_call_id"),
+        tuple(image_from_json(i) for i in data.get("images", ())),
     )

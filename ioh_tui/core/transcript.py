@@ -23,17 +23,41 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
+class Image:
+    """An image shown to the model with a tool result (`view_image`, an MCP tool's image).
+
+    The bytes are what is sent (already scaled to the provider's limits), kept whole so that a
+    resumed run sends the same request whatever became of the file since.
+    """
+
+    media_type: str
+    """`image/png`, `image/jpeg`, `image/gif` or `image/webp`."""
+    data: bytes
+    name: str
+    """Where it came from: a workspace path, or `SERVER/TOOL` for an MCP result."""
+    width: int
+    height: int
+
+    def describe(self) -> str:
+        """`name (image/png, 12,345 bytes, 640x480)`: how the app and the notes show it."""
+        return (
+            f"{self.name} ({self.media_type}, {len(self.data):,} bytes, {self.width}x{self.height})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message of the transcript.
 
     `tool_calls` is set on assistant messages that called tools; `tool_call_id` on the `tool`
-    message that answers one of them.
+    message that answers one of them, whose `images` the provider's wire sends with it.
     """
 
     role: Role
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
+    images: tuple[Image, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from ioh_tui.sandbox import guarded
 from ioh_tui.store import CallRecord
 from ioh_tui.tools import ToolContext, ToolResult
 from ioh_tui.tools.base import NetVerdict
+from ioh_tui.tools.vision import vision_of
 
 _OUTPUT_EVENT_CHARS = 4000
 """Live output is forwarded to observers in pieces of at most this size."""
@@ -156,6 +157,8 @@ async def _run(
         subject=s.contract.subject,
         on_output=live.feed,
         toolchain=p.toolchain,
+        vision=vision_of(p.provider),
+        model=p.provider.model,
     )
     attempt_id = None
     if tool is not None and tool.mutating:

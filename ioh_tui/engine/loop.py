@@ -331,7 +331,7 @@ async def execute_tools(
             )
             changed = True  # a child may have changed the workspace
         changed = changed or result.changed
-        results.append(Message("tool", result.output, tool_call_id=call.id))
+        results.append(Message("tool", result.output, tool_call_id=call.id, images=result.images))
         rows.append(tool_row(call, result))
     return results, rows, deferred, changed
 

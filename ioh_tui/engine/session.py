@@ -29,6 +29,7 @@ from ioh_tui.toolchain import detect
 from ioh_tui.tools import ToolSet, Workspace
 from ioh_tui.tools.registry import offered
 from ioh_tui.tools.skill import skill_tool
+from ioh_tui.tools.vision import vision_of
 
 
 def root_deps(
@@ -49,7 +50,13 @@ def root_deps(
 ) -> Deps:
     """What a root drive works with; a tree's root gets the spawn tool and names itself."""
     hints = f"{contract.goal}\n{contract.verification.describe()}"
-    tools = offered(contract.mode, tree=tree, root=contract.root, hints=hints)
+    tools = offered(
+        contract.mode,
+        tree=tree,
+        root=contract.root,
+        hints=hints,
+        vision=vision_of(provider),
+    )
     skills = Skills()
     if contract.mode == "workspace":
         skills = find_skills(

@@ -1,7 +1,9 @@
-"""A tool result as the model reads it: text kept, images and binary resources described.
+"""A tool result as the model reads it: text kept, images shown, binary resources described.
 
-Observations are text (`ToolResult.output`), so an image or a binary resource is described by
-its type and size; a text resource is inlined under its URI. Imports the SDK's types.
+An image block is described by its type and size in the text, and shown to the model as
+`view_image` shows a file (`tools/images.py`: recognised by its bytes, scaled to the provider's
+limits) when the model takes images; the description says whether it was. A binary resource is
+described; a text resource is inlined under its URI. Imports the SDK's types.
 """
 
 from __future__ import annotations
@@ -12,13 +14,55 @@ import json
 
 import mcp_types
 
+from ioh_tui.core.transcript import Image
+from ioh_tui.tools.images import SHOWN, blind, shown
+from ioh_tui.tools.vision import Vision
+
 
 def render_result(result: mcp_types.CallToolResult) -> str:
     """Every content block in order; the structured content when there is no other."""
-    parts = [_block(block) for block in result.content]
+    return render_shown(result, "", None, None)[0]
+
+
+def render_shown(
+    result: mcp_types.CallToolResult, name: str, vision: Vision | None, model: str | None
+) -> tuple[str, tuple[Image, ...]]:
+    """The text, and the images shown to a model taking images within `vision` (None: none).
+
+    `name` names the images (`SERVER/TOOL`); `model` is named when an image is not shown.
+    """
+    images: list[Image] = []
+    parts = []
+    for block in result.content:
+        if isinstance(block, mcp_types.ImageContent) and model is not None:
+            parts.append(_image(block, name, vision, model, images))
+        else:
+            parts.append(_block(block))
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=1))
-    return "\n".join(parts) if parts else "(no content)"
+    return ("\n".join(parts) if parts else "(no content)"), tuple(images)
+
+
+def _image(
+    block: mcp_types.ImageContent,
+    name: str,
+    vision: Vision | None,
+    model: str,
+    images: list[Image],
+) -> str:
+    described = _block(block)
+    if vision is None:
+        return f"{described} not shown: {blind(model)}"
+    try:
+        data = base64.b64decode(block.data, validate=True)
+    except (binascii.Error, ValueError):
+        return f"{described} not shown: its data is not base64"
+    image, done = shown(data, f"{name} image {len(images) + 1}", vision)
+    if image is None:
+        return f"{described} not shown: {done}"
+    images.append(image)
+    how = f"; {done}" if done else ""
+    return f"{described} {SHOWN} {image.describe()}{how}"
 
 
 def _block(block: mcp_types.ContentBlock) -> str:

@@ -86,13 +86,16 @@ async def call_tool(
         result = await connection.call(info.name, arguments, wall)
     except CallFailed as exc:
         return ToolResult(f"[{exposed} error] {target}: {exc}", ok=False, changed=True)
-    from ioh_tui.mcp.render import render_result
+    from ioh_tui.mcp.render import render_shown
 
-    text = cap(render_result(result), ctx.entry_cap)
+    rendered, images = render_shown(result, target, ctx.vision, ctx.model or "")
+    text = cap(rendered, ctx.entry_cap)
     note = f"\n{answer.note}" if answer.note else ""
     if result.is_error:
-        return ToolResult(f"[{exposed} error]\n{text}{note}", ok=False, changed=True)
-    return ToolResult(f"{text}{note}", changed=True, meta={"server": connection.spec.name})
+        return ToolResult(f"[{exposed} error]\n{text}{note}", ok=False, changed=True, images=images)
+    return ToolResult(
+        f"{text}{note}", changed=True, meta={"server": connection.spec.name}, images=images
+    )
 
 
 def hints_line(hints: Mapping[str, Any]) -> str | None:

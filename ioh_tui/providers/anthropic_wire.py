@@ -14,6 +14,7 @@ versioning policy asks.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
@@ -21,7 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Completion, Message, Request, StreamSink, Usage
+from ioh_tui.core.transcript import Completion, Image, Message, Request, StreamSink, Usage
 from ioh_tui.providers.assemble import (
     Clock,
     PieceStream,
@@ -90,7 +91,14 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
             "type": "tool_result",
             "tool_use_id": _safe_id(message.tool_call_id),
         }
-        if message.content:
+        if message.images:
+            # A tool result may hold image blocks: the image stays with the call that showed it.
+            content: list[dict[str, Any]] = (
+                [{"type": "text", "text": message.content}] if message.content else []
+            )
+            content.extend(_image(image) for image in message.images)
+            result["content"] = content
+        elif message.content:
             result["content"] = message.content
         return [result]
     # The API refuses empty text blocks.
@@ -102,6 +110,14 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
         for c in message.tool_calls
     )
     return blocks
+
+
+def _image(image: Image) -> dict[str, Any]:
+    data = base64.b64encode(image.data).decode("ascii")
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": image.media_type, "data": data},
+    }
 
 
 def _safe_id(call_id: str | None) -> str:

@@ -12,13 +12,22 @@ Stricter than the official SDK on purpose: a stream that ends before `[DONE]` or
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterable
 from typing import Any, Literal
 
 from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Completion, Message, Request, StreamSink, ToolCall, Usage
+from ioh_tui.core.transcript import (
+    Completion,
+    Image,
+    Message,
+    Request,
+    StreamSink,
+    ToolCall,
+    Usage,
+)
 from ioh_tui.providers.assemble import (
     Clock,
     PieceStream,
@@ -44,7 +53,7 @@ def build_body(request: Request, model: str, *, flavour: Flavour = "openai") -> 
         "model": request.model or model,
         "stream": True,
         "stream_options": {"include_usage": True},
-        "messages": [_message(m, flavour) for m in request.messages],
+        "messages": _messages(request.messages, flavour),
     }
     limit_key = "max_completion_tokens" if flavour == "openai" else "max_tokens"
     body[limit_key] = request.max_tokens
@@ -61,6 +70,43 @@ def build_body(request: Request, model: str, *, flavour: Flavour = "openai") -> 
             for t in request.tools
         ]
     return body
+
+
+def _messages(messages: Iterable[Message], flavour: Flavour) -> list[dict[str, Any]]:
+    """The wire messages; tool results' images follow them in one user message.
+
+    A chat-completions `tool` message carries text only, and the results of one assistant turn's
+    calls must follow it with nothing between them: so their images go in a user message after
+    the last of them, each named after its result's text.
+    """
+    out: list[dict[str, Any]] = []
+    images: list[Image] = []
+    for message in messages:
+        if message.role != "tool" and images:
+            out.append(image_turn(images))
+            images = []
+        out.append(_message(message, flavour))
+        if message.role == "tool":
+            images.extend(message.images)
+    if images:
+        out.append(image_turn(images))
+    return out
+
+
+def image_turn(images: Iterable[Image]) -> dict[str, Any]:
+    """The user message showing tool results' images: a line naming each, then each image."""
+    shown = list(images)
+    names = "; ".join(image.describe() for image in shown)
+    parts: list[dict[str, Any]] = [
+        {"type": "text", "text": f"[images from the tool results above: {names}]"}
+    ]
+    parts.extend({"type": "image_url", "image_url": {"url": data_url(image)}} for image in shown)
+    return {"role": "user", "content": parts}
+
+
+def data_url(image: Image) -> str:
+    """The image as a `data:` URL, the form chat completions take inline."""
+    return f"data:{image.media_type};base64,{base64.b64encode(image.data).decode('ascii')}"
 
 
 def _message(message: Message, flavour: Flavour) -> dict[str, Any]:

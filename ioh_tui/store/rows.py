@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ioh_tui.core.acts import Act, Answer, ApprovalStatus, DecisionKind
 from ioh_tui.core.outcomes import Outcome, RunStatus
-from ioh_tui.core.transcript import Message, Role, ToolCall
+from ioh_tui.core.transcript import Image, Message, Role, ToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +68,12 @@ class MessageRow:
     content: str
     tool_calls: tuple[ToolCall, ...]
     tool_call_id: str | None
+    images: tuple[Image, ...] = ()
 
     @property
     def message(self) -> Message:
         """The message as a resumed drive sends it again."""
-        return Message(self.role, self.content, self.tool_calls, self.tool_call_id)
+        return Message(self.role, self.content, self.tool_calls, self.tool_call_id, self.images)
 
 
 @dataclass(frozen=True, slots=True)

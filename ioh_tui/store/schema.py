@@ -236,6 +236,12 @@ ALTER TABLE approvals ADD COLUMN answer_mac TEXT;
 """Version 4: the seal on each answer (`seal.py`); a row answered without one is no answer."""
 
 V5 = """
+ALTER TABLE messages ADD COLUMN images TEXT;
+"""
+"""Version 5: the images a tool result showed the model (JSON, bytes in base64; NULL: none), so a
+resumed run sends the same request whatever became of the file."""
+
+V6 = """
 CREATE TABLE IF NOT EXISTS texts (
     id INTEGER PRIMARY KEY,
     digest BLOB NOT NULL UNIQUE,
@@ -245,11 +251,11 @@ ALTER TABLE messages ADD COLUMN content_text INTEGER REFERENCES texts(id);
 ALTER TABLE tool_calls ADD COLUMN output_text INTEGER REFERENCES texts(id);
 ALTER TABLE events ADD COLUMN texts TEXT;
 """
-"""Version 5: long texts stored once (`texts.py`). A row with a reference holds '' in place of
+"""Version 6: long texts stored once (`texts.py`). A row with a reference holds '' in place of
 the text: `messages.content_text`, `tool_calls.output_text`, and `events.texts` (a JSON object,
 key to text id, for the keys of the event's JSON whose value is null in place of the text)."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5)
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5, V6)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

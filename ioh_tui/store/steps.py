@@ -17,6 +17,8 @@ from typing import Any
 from ioh_tui.core.codec import (
     completion_from_json,
     completion_to_json,
+    image_from_json,
+    image_to_json,
     tool_call_from_json,
     tool_call_to_json,
 )
@@ -127,13 +129,16 @@ class Steps(Db):
         """The run's committed transcript, in order."""
         rows = await self._rows(
             "SELECT m.step, m.seq, m.role, COALESCE(t.text, m.content) AS content, m.tool_calls,"
-            " m.tool_call_id FROM messages m LEFT JOIN texts t ON t.id = m.content_text"
+            " m.tool_call_id, m.images FROM messages m LEFT JOIN texts t ON t.id = m.content_text"
             " WHERE m.run_id = ? ORDER BY m.step, m.seq",
             (run_id,),
         )
         for row in rows:
             calls = decoded(row["tool_calls"], self.path, f"run {run_id}'s message tool calls")
             row["tool_calls"] = tuple(tool_call_from_json(c) for c in calls)
+            shown = row["images"]
+            images = decoded(shown, self.path, f"run {run_id}'s message images") if shown else []
+            row["images"] = tuple(image_from_json(i) for i in images)
         return [MessageRow(**row) for row in rows]
 
     async def steps(self, run_id: int) -> list[StepRow]:
@@ -237,11 +242,12 @@ def _write_messages(
                 json.dumps([tool_call_to_json(c) for c in m.tool_calls]),
                 m.tool_call_id,
                 text,
+                json.dumps([image_to_json(i) for i in m.images]) if m.images else None,
             )
         )
     conn.executemany(
         "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id,"
-        " content_text) VALUES (?,?,?,?,?,?,?,?)",
+        " content_text, images) VALUES (?,?,?,?,?,?,?,?,?)",
         rows,
     )
 

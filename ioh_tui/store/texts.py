@@ -1,4 +1,4 @@
-"""Long texts stored once: kept in `texts` under their digest, rows hold the id (schema 5).
+"""Long texts stored once: kept in `texts` under their digest, rows hold the id (schema 6).
 
 A tool's output reached the trace three times: the transcript message the model reads, the tool
 call's record and the `tool_call_finished` event. Each now holds a reference to one `texts` row,

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.core.transcript import ToolSpec
+from ioh_tui.core.transcript import Image, ToolSpec
 from ioh_tui.sandbox.base import ExecResult, Sandbox
 from ioh_tui.toolchain import Toolchain
+from ioh_tui.tools.vision import Vision
 from ioh_tui.tools.workspace import Workspace
 
 DEFAULT_ENTRY_CAP = 12_000
@@ -76,6 +77,8 @@ class ToolResult:
     meta: Mapping[str, Any] = field(default_factory=dict)
     ran: ExecResult | None = None
     """The sandboxed command the call ran, if any (the engine adds it to the run's trace)."""
+    images: tuple[Image, ...] = ()
+    """Images shown to the model with the output (`view_image`, an MCP tool's images)."""
 
     @property
     def summary(self) -> str:
@@ -109,6 +112,10 @@ class ToolContext:
     None: as `visible`."""
     deadline: float | None = None
     """The `time.monotonic()` instant the run's time budget runs out (None: no time budget)."""
+    vision: Vision | None = None
+    """The limits within which the run's model takes images (None: it takes none)."""
+    model: str | None = None
+    """The run's model, as observations name it."""
     hard_links: Callable[[Act, str], bool] | None = None
     """Whether a regular file with other names (hard links) may be read or written as this path:
     the policy cannot check its other names, so only when it could refuse no name for the act or

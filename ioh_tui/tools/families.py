@@ -31,6 +31,7 @@ from ioh_tui.tools.git import (
     git_status,
     git_switch,
 )
+from ioh_tui.tools.images import view_image
 from ioh_tui.tools.scans import barcode_read, barcode_write, ocr
 from ioh_tui.tools.specs import BOOLEAN, POSITIVE, STRING, STRINGS, spec
 
@@ -224,6 +225,21 @@ SCAN_TOOLS = (
     ),
 )
 
+VIEW_IMAGE = Tool(
+    spec(
+        "view_image",
+        "Look at a workspace image (PNG, JPEG, GIF or WebP): it is shown to you with this "
+        "call's result, scaled down if large.",
+        {"path": STRING},
+        ["path"],
+    ),
+    view_image,
+)
+
+_IMAGES = re.compile(
+    r"\.(png|jpe?g|gif|webp)\b|\b(images?|screenshots?|pictures?|photos?)\b",
+    re.I,
+)
 _SCANS = re.compile(r"\b(ocr|scan(ned|s)?|barcodes?|qr|ean-?13|code ?128)\b", re.I)
 
 _NAMED = re.compile(
@@ -236,6 +252,15 @@ _LOOK = 2_000
 def wants_scans(hints: str) -> bool:
     """Whether the task names OCR, a scan, a barcode or a QR code (the scan tools' specs)."""
     return bool(_SCANS.search(hints))
+
+
+def wants_images(hints: str) -> bool:
+    """Whether the task names an image.
+
+    `view_image` is offered then even to a text-only model, whose call is answered that it cannot
+    see images.
+    """
+    return bool(_IMAGES.search(hints))
 
 
 def wants_documents(root: Path, hints: str) -> bool:

@@ -143,6 +143,34 @@ async def _read_decided(ctx: ToolContext, rel: str, real: str, verb: str) -> Too
     return None
 
 
+async def read_checked(ctx: ToolContext, rel: str, verb: str) -> bytes | ToolResult:
+    """The bytes of `rel` once the policy lets them be read, or the result saying why not.
+
+    Opened before the decision and read through the same descriptor after it: what the policy
+    judged (the path and its symlink-resolved form) is what is read, whatever moves meanwhile.
+
+    Raises:
+        Escape: the path (a symlink on it) leaves the workspace.
+    """
+    fd, real, failed = _open(ctx, rel)
+    try:
+        if (stopped := await _read_decided(ctx, rel, real, verb)) is not None:
+            return stopped
+        if fd is None:
+            assert failed is not None
+            raise failed
+        if (linked := ctx.linked(Act.READ, real, names(fd), verb)) is not None:
+            return linked
+        return read_fd(fd, MAX_READ_BYTES)
+    except TooLarge as exc:
+        return _too_large(verb, rel, exc)
+    except OSError as exc:
+        return _read_error(verb, rel, exc)
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
 async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     """Return the whole file, the asked line range, or a refusal naming the size ceiling."""
     path = arg_str(args, "path", required=ctx.subject is None, default=ctx.subject or "")
@@ -150,25 +178,9 @@ async def read_file(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
     if (refused := _subject_check(ctx, path)) is not None:
         return ToolResult(refused, ok=False, refused=True)
     rel = ctx.workspace.normalise(path)
-    # Opened before the decision and read through the same descriptor after it: what the policy
-    # judged (the path and its symlink-resolved form) is what is read, whatever moves meanwhile.
-    fd, real, failed = _open(ctx, rel)
-    try:
-        if (stopped := await _read_decided(ctx, rel, real, "read")) is not None:
-            return stopped
-        if fd is None:
-            assert failed is not None
-            raise failed
-        if (linked := ctx.linked(Act.READ, real, names(fd), "read")) is not None:
-            return linked
-        data = read_fd(fd, MAX_READ_BYTES)
-    except TooLarge as exc:
-        return _too_large("read", rel, exc)
-    except OSError as exc:
-        return _read_error("read", rel, exc)
-    finally:
-        if fd is not None:
-            os.close(fd)
+    data = await read_checked(ctx, rel, "read")
+    if isinstance(data, ToolResult):
+        return data
     absolute = Path(rel or ".")
     text = decode_text(absolute, data)
     if text is None:

@@ -13,13 +13,16 @@ from ioh_tui.tools.families import (
     DOCUMENT_TOOLS,
     GIT_TOOLS,
     SCAN_TOOLS,
+    VIEW_IMAGE,
     wants_documents,
+    wants_images,
     wants_scans,
 )
 from ioh_tui.tools.files import edit_file, list_dir, read_file, write_file
 from ioh_tui.tools.note import MAX_NOTE_CHARS, NOTE, note
 from ioh_tui.tools.search import find, grep
 from ioh_tui.tools.specs import POSITIVE, STRING, spec
+from ioh_tui.tools.vision import Vision
 from ioh_tui.tools.workspace import Escape
 
 # Short names: the specs below are read as a table.
@@ -147,15 +150,23 @@ SINGLE_FILE_TOOLS = (READ_FILE, WRITE_FILE)
 TREE_TOOLS = (*WORKSPACE_TOOLS, SPAWN)
 
 
-def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool, ...]:
+def offered(
+    mode: str,
+    *,
+    tree: bool,
+    root: Path,
+    hints: str = "",
+    vision: Vision | None = None,
+) -> tuple[Tool, ...]:
     """The tools a run offers the model (decided when a drive starts, and again at a resume).
 
     Every spec is sent with every request, so a family comes only where it can be of use:
     the git tools where the workspace root is a repository's top level (`.git` there: a
     directory, or a file for a linked worktree); the document tools where the task (`hints`:
     its goal and criterion) names a document or the workspace holds one; the scan tools (OCR,
-    barcodes) where the task names them. A tool whose libraries are missing is still offered
-    there, and says which extra to install.
+    barcodes) where the task names them; `view_image` where the model takes images (`vision`)
+    or the task names an image, where it says the model cannot see it. A tool whose libraries
+    are missing is still offered there, and says which extra to install.
     """
     if mode == "single_file":
         return SINGLE_FILE_TOOLS
@@ -166,6 +177,8 @@ def offered(mode: str, *, tree: bool, root: Path, hints: str = "") -> tuple[Tool
         tools = (*tools, *DOCUMENT_TOOLS)
     if wants_scans(hints):
         tools = (*tools, *SCAN_TOOLS)
+    if vision is not None or wants_images(hints):
+        tools = (*tools, VIEW_IMAGE)
     return tools
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
@@ -36,8 +37,10 @@ KEEP_CHARS = 64_000
 """Live output kept per call; the full observation arrives with the finish event anyway."""
 
 
-PARTS = ("line", "tail", "arguments", "output")
+PARTS = ("line", "images", "tail", "arguments", "output")
 """A call's parts, in screen order."""
+_IMAGE = re.compile(r"shown to you as (.+) \((image/\w+), ([\d,]+) bytes, (\d+x\d+)\)")
+"""An image an observation says it attached (`tools/images.py` writes it so)."""
 
 
 class ToolCall(Widget, can_focus=True):
@@ -88,6 +91,8 @@ class ToolCall(Widget, can_focus=True):
         """What the model was told, once the call finished."""
         self.summary = ""
         """The observation's first line, once finished."""
+        self.images: list[str] = []
+        """A line for each image the call attached (name, bytes, dimensions), once finished."""
         self._parts: dict[str, Static] = {}
         self._line: Static | None = None
         """The line as a child, once the call has parts below it."""
@@ -121,6 +126,8 @@ class ToolCall(Widget, can_focus=True):
         """Output that came while the call was being mounted: show its tail now."""
         if self.live:
             self._show_tail()
+        if self.images:
+            self._show_images()
 
     def _part(self, name: str, initial: str = "") -> Static:
         """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later).
@@ -171,6 +178,15 @@ class ToolCall(Widget, can_focus=True):
         self.output = output
         self.summary = _short(summary)
         self.status = "refused" if refused else ("ok" if ok else "error")
+        self.images = [
+            f"▣ image {m[1]}: {m[3]} bytes, {m[4]} ({m[2]})" for m in _IMAGE.finditer(output)
+        ]
+        if self.images and self.is_mounted:
+            self._show_images()
+
+    def _show_images(self) -> None:
+        # Under the line, opened or not; as text: terminal graphics are not drawn.
+        self._part("images").update("\n".join(self.images))
 
     def _refresh_output(self) -> None:
         if not self.expanded:

@@ -116,7 +116,7 @@ def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> No
     lines = shown.stdout.splitlines()
     assert lines[0] == "broken  stdio  failed  /nonexistent/server"
     assert "command not found" in lines[1]
-    assert lines[2].startswith("fx  stdio  8 tools  ")
+    assert lines[2].startswith("fx  stdio  9 tools  ")
     assert "echo" in lines[3] and "where" in lines[3]
     as_json = json.loads(ioh("mcp", "list", "--json", "--workspace", str(tmp_path)).stdout)
     rows = {row["name"]: row for row in as_json["servers"]}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,33 @@ async def test_the_tool_list_is_refreshed_when_the_server_says_it_changed(projec
 async def test_images_and_resources_are_described_and_inlined(project: Path) -> None:
     provider = scripted(call("mcp__fx__picture"), {"text": "done"})
     _, calls = await drive(project, provider, (stdio_spec(tag=marker()),))
-    assert calls[0].output == "[image: image/png, 100 bytes]\n[resource memo://note]\na note"
+    assert calls[0].output == (
+        "[image: image/png, 100 bytes] not shown: the model test-model is not known to accept "
+        "images\n[resource memo://note]\na note"
+    )
+    assert not provider.requests[1].messages[-1].images
+
+
+async def test_an_image_result_reaches_a_model_that_takes_images(project: Path) -> None:
+    provider = scripted(call("mcp__fx__photo"), call("mcp__fx__picture"), {"text": "done"})
+    provider.scenario = replace(provider.scenario, model="claude-sonnet-4")
+    _, calls = await drive(project, provider, (stdio_spec(tag=marker()),))
+    answer = provider.requests[1].messages[-1]
+    (image,) = answer.images
+    assert (image.name, image.media_type, image.width, image.height) == (
+        "fx/photo image 1",
+        "image/png",
+        3,
+        2,
+    )
+    assert image.data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert calls[0].output == (
+        f"a grey photo\n[image: image/png, {len(image.data)} bytes] shown to you as "
+        f"fx/photo image 1 (image/png, {len(image.data)} bytes, 3x2)"
+    )
+    # Bytes that are no image are described and not sent, whatever type they claim.
+    assert not provider.requests[2].messages[-1].images
+    assert "[image: image/png, 100 bytes] not shown: not a PNG, JPEG" in calls[1].output
 
 
 async def test_a_long_result_is_capped_like_every_observation(project: Path) -> None:

@@ -10,7 +10,7 @@ from ioh_tui.core.codec import (
     message_from_json,
     message_to_json,
 )
-from ioh_tui.core.transcript import Completion, Message, ToolCall, Usage
+from ioh_tui.core.transcript import Completion, Image, Message, ToolCall, Usage
 
 BROKEN = ToolCall("c2", "write_file", {}, arguments_error='{"path": "a.txt", "content": ')
 COMPLETION = Completion(
@@ -49,5 +49,8 @@ def test_a_recording_written_with_the_older_key_still_reads() -> None:
 def test_a_message_with_tool_calls_survives_json_text() -> None:
     message = Message("assistant", "Two calls.", COMPLETION.tool_calls)
     answer = Message("tool", "[read a.txt]\nhello", tool_call_id="c1")
-    for m in (message, answer):
+    shown = Image("image/gif", b"GIF89a\x00\xff", "a.gif", 1, 1)
+    seen = Message("tool", "[view_image a.gif]", tool_call_id="c3", images=(shown,))
+    for m in (message, answer, seen):
         assert message_from_json(json.loads(json.dumps(message_to_json(m)))) == m
+    assert "images" not in message_to_json(answer)  # forms written before images are unchanged

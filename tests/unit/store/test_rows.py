@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from ioh_tui.core.acts import Act
-from ioh_tui.core.transcript import Message, ToolCall
+from ioh_tui.core.transcript import Image, Message, ToolCall
 from ioh_tui.store import CallRecord, StepCommit, Store
 from ioh_tui.store.schema import SCHEMA_VERSION
 
@@ -147,3 +147,12 @@ async def test_the_first_schemas_store_reads_as_typed_rows(tmp_path: Path) -> No
         assert attempt.run_id == run.id
     with sqlite3.connect(copy) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+async def test_a_tool_result_s_images_read_back_whole(store: Store, run_id: int) -> None:
+    image = Image("image/webp", bytes(range(256)) * 4, "shots/a.webp", 640, 480)
+    shown = Message("tool", "[view_image shots/a.webp]", tool_call_id="c1", images=(image,))
+    await store.commit_step(StepCommit(run_id, 1, "", "", 0, 0, None, [*MESSAGES[:2], shown], []))
+    rows = await store.messages(run_id)
+    assert rows[-1].message == shown
+    assert [m.images for m in rows[:-1]] == [(), ()]

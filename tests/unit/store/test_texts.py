@@ -1,4 +1,4 @@
-"""A long observation is stored once (schema 5): transcript, call and event refer to it."""
+"""A long observation is stored once (schema 6): transcript, call and event refer to it."""
 
 from __future__ import annotations
 
