@@ -1,6 +1,6 @@
 """What one `session/prompt` runs: the `exec` command's configuration, with the prompt as goal.
 
-The same path as `ioh-tui exec` (`cli/headless.py`): the flags `ioh-tui acp` was started with,
+The same path as `ioh-tui exec` (`cli/new_run.py`): the flags `ioh-tui acp` was started with,
 then the environment and the configuration files of the session's workspace (`effective_config`),
 its hooks and MCP servers (`run_extensions`), a project's sections left out until agreed to. A run
 paused on a deferred decision is continued as `ioh-tui resume RUN --headless` continues it.
@@ -14,23 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.cli.extensions import run_extensions
+from ioh_tui.cli.new_run import configured_run
 from ioh_tui.cli.options import (
-    build_containment,
-    build_contract,
     build_policy,
     build_provider,
     build_sandbox,
-    driver_options,
     effective_config,
     left_out_lines,
-    store_path,
     with_stored_driver,
 )
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import NewRun, Resume, TaskContract, check_contract
+from ioh_tui.engine import NewRun, Resume, TaskContract
 from ioh_tui.hooks import HookSet
 from ioh_tui.mcp import ServerSpec
-from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
@@ -59,16 +55,11 @@ def prompt_run(args: argparse.Namespace, goal: str, cwd: Path) -> PromptRun:
         SandboxError: The sandbox asked for is not available here.
     """
     run_args = argparse.Namespace(**{**vars(args), "goal": goal, "workspace": str(cwd)})
-    contract, contract_policy = build_contract(run_args)
-    check_contract(contract)
-    check_store_placement(store_path(run_args), contract.root)
-    left_out = tuple(left_out_lines(effective_config(run_args)))
-    policy = build_policy(run_args, contract_policy)
-    provider = build_provider(run_args, contract.max_retries)
-    sandbox = build_sandbox(run_args)
-    hooks, servers = run_extensions(run_args, contract.root)
-    request = NewRun(contract, build_containment(run_args), driver_options(run_args))
-    return PromptRun(request, provider, policy, sandbox, hooks, servers, left_out)
+    left_out: list[str] = []
+    run = configured_run(run_args, left_out.append)
+    return PromptRun(
+        run.request, run.provider, run.policy, run.sandbox, run.hooks, run.servers, tuple(left_out)
+    )
 
 
 def resumed_run(args: argparse.Namespace, run_id: int, contract: dict[str, Any]) -> PromptRun:

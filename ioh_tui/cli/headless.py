@@ -11,14 +11,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from ioh_tui.cli.extensions import run_extensions
+from ioh_tui.cli.new_run import configured_run
 from ioh_tui.cli.options import (
     budget_overrides,
-    build_containment,
-    build_contract,
     build_policy,
     build_provider,
     build_sandbox,
-    driver_options,
     effective_config,
     left_out_lines,
     store_path,
@@ -30,16 +28,13 @@ from ioh_tui.core.errors import ConfigError, ConflictError, ResumeError
 from ioh_tui.demo.home import settle
 from ioh_tui.engine import (
     CancelToken,
-    NewRun,
     Parts,
     Resume,
     RunResult,
     TaskContract,
-    check_contract,
     start,
 )
 from ioh_tui.engine.bus import Observer
-from ioh_tui.paths import check_store_placement
 from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.sandbox.floor import key_exposure
@@ -208,31 +203,21 @@ async def _with_signals(
 def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
     approver = approver_for(args.on_approval, args.approval_timeout)
-    contract, contract_policy = build_contract(args)
-    check_contract(contract)
-    check_store_placement(store_path(args), contract.root)  # before the store file is made
-    # Nobody is there to ask: the project's unagreed sections are left out, each said once.
-    for line in left_out_lines(effective_config(args)):
-        say(f"ioh-tui: {line}", err=True)
-    policy = build_policy(args, contract_policy)
-    provider = build_provider(args, contract.max_retries)
-    sandbox = build_sandbox(args)
-    containment = build_containment(args)
-    hooks, servers = run_extensions(args, contract.root)
+    run = configured_run(args, lambda line: say(f"ioh-tui: {line}", err=True))
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
-            provider,
+            run.provider,
             store,
-            policy=policy,
+            policy=run.policy,
             approver=approver,
-            sandbox=sandbox,
+            sandbox=run.sandbox,
             observers=tuple(_observers(args.json)),
             cancel=cancel,
-            mcp=servers,
-            hooks=hooks,
+            mcp=run.servers,
+            hooks=run.hooks,
         )
-        return await start(NewRun(contract, containment, driver_options(args)), parts)
+        return await start(run.request, parts)
 
     return _run_headless(go, args, approver)
 

@@ -5,6 +5,9 @@ to Textual's web driver) and relays the page's keys and the app's screen. This s
 the guard (`guard.py`) to its aiohttp application, listens itself (so `--port 0` takes a free
 port and the printed address names it), and logs nothing a request carries: aiohttp's access
 log, which prints every URL, is off, and every other line has the token blotted out.
+
+textual-serve imports aiohttp and Rich, not Textual: the app runs in the `ioh-tui` process each
+tab starts, so this package stays outside `ioh_tui/tui/` (and out of the Rich ban, by need).
 """
 
 from __future__ import annotations
