@@ -13,6 +13,7 @@ from textual.widgets import Markdown
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.testing.scenario import parse_scenario
+from ioh_tui.tui.describe import visible
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.tool_call import ToolCall
@@ -238,6 +239,16 @@ def test_a_finished_call_adds_only_what_its_line_does_not_say(summary: str, show
     call = ToolCall(call_id="c1", name="spawn_agent", arguments={}, line="spawn agent: x")
     call.finish(ok=True, refused=False, summary=summary, output="")
     assert (call.summary, call.status) == (shown, "ok")
+
+
+def test_an_attached_images_name_cannot_drive_the_terminal() -> None:
+    call = ToolCall(call_id="c1", name="view_image", arguments={}, line="view image")
+    name = "evil\x1b]0;pwned\x07.png"
+    output = f"[view_image {name}] shown to you as {name} (image/png, 70 bytes, 3x2)"
+    call.finish(ok=True, refused=False, summary="", output=output)
+    (line,) = call.images
+    assert "\x1b" not in line and "\x07" not in line
+    assert line == visible(f"▣ image {name}: 70 bytes, 3x2 (image/png)")[0]
 
 
 async def test_a_big_trees_running_spawn_lines_are_pruned_like_finished_ones() -> None:

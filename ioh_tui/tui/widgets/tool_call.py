@@ -178,8 +178,10 @@ class ToolCall(Widget, can_focus=True):
         self.output = output
         self.summary = _short(summary)
         self.status = "refused" if refused else ("ok" if ok else "error")
+        # The name is a path the model chose: escaped like every other text it shapes.
         self.images = [
-            f"▣ image {m[1]}: {m[3]} bytes, {m[4]} ({m[2]})" for m in _IMAGE.finditer(output)
+            visible(f"▣ image {m[1]}: {m[3]} bytes, {m[4]} ({m[2]})")[0]
+            for m in _IMAGE.finditer(output)
         ]
         if self.images and self.is_mounted:
             self._show_images()
