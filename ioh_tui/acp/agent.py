@@ -260,7 +260,11 @@ class IohAgent:
             raise _refused("the prompt has no text to take as the goal")
         waiting = await self._waiting(session)
         built = self._built(session, goal, waiting)
-        translator = Translator(session.cwd if waiting is None else Path(waiting.root))
+        translator = Translator(
+            session.cwd if waiting is None else Path(waiting.root),
+            # None: a resumed run keeps its stored policy; the built-in tiers still hold for it.
+            built.policy or Policy.default(),
+        )
         token = CancelToken()
         session.cancel = token
 

@@ -37,7 +37,11 @@ from acp.schema import (
 )
 
 from ioh_tui.core import events as ev
+from ioh_tui.core.acts import Act, Effect
 from ioh_tui.core.redact import Redactor
+from ioh_tui.policy import Policy
+from ioh_tui.tools.beneath import TooLarge, locate, read_spot
+from ioh_tui.tools.workspace import Escape, Workspace
 
 Update = AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | UsageUpdate
 Content = ContentToolCallContent | FileEditToolCallContent | TerminalToolCallContent
@@ -95,30 +99,43 @@ def tool_title(name: str, arguments: Mapping[str, Any]) -> str:
     return name
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, rel: str, policy: Policy) -> str | None:
+    """The file's text as `read_file` may read it: beneath the root, and a read the policy allows.
+
+    Reached through descriptors (`tools/beneath.py`), so a symlink swapped in cannot point it
+    elsewhere; a file the policy keeps from reads (`.env`, the host's secrets) is not shown.
+    """
+    if policy.explain(Act.READ, rel).effect is Effect.DENY:
+        return None
     try:
-        if path.stat().st_size > 4 * MAX_SHOWN * 16:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        with locate(root.resolve(), rel) as spot:
+            return read_spot(spot, 4 * MAX_SHOWN * 16).decode("utf-8")
+    except (OSError, Escape, TooLarge, UnicodeDecodeError):
         return None
 
 
 def edit_diff(
-    root: Path, name: str, arguments: Mapping[str, Any], mask: Callable[[str], str] = str
+    root: Path,
+    name: str,
+    arguments: Mapping[str, Any],
+    mask: Callable[[str], str] = str,
+    policy: Policy | None = None,
 ) -> FileEditToolCallContent | None:
     """The diff an edit is about to make (`write_file`, `edit_file`), from the file as it is now.
 
-    Only a file inside the workspace is read (the tool refuses any other), and what is read is
-    passed through `mask` (the configured keys) before it is shown.
+    Only a file inside the workspace that `policy` (default: the built-in tiers) lets be read
+    is read, as the tool would read it, and what is read is passed through `mask` (the
+    configured keys) before it is shown.
     """
     path = arguments.get("path")
     if name not in ("write_file", "edit_file") or not isinstance(path, str):
         return None
-    where = (root / path).resolve()
-    if not where.is_relative_to(root.resolve()):
+    try:
+        rel = Workspace.at(root).normalise(path)
+    except Escape:
         return None
-    read = _read(where) if where.is_file() else None
+    where = root.resolve() / rel
+    read = _read(root, rel, policy or Policy.default())
     old = mask(read) if read is not None else None
     if name == "write_file":
         content = arguments.get("content")
@@ -136,6 +153,8 @@ class Translator:
     """Turns one run's events into updates (`updates`); keeps what a permission request needs."""
 
     root: Path
+    policy: Policy = field(default_factory=Policy.default)
+    """The run's policy: a diff shows only what it lets be read."""
     open_calls: dict[int, str] = field(default_factory=dict)
     """The ACP id of each agent's tool call under way (an ask belongs to it)."""
     kinds: dict[str, ToolKind] = field(default_factory=dict)
@@ -227,7 +246,7 @@ class Translator:
         title = label + tool_title(event.name, event.arguments)
         self.kinds[acp_id], self.titles[acp_id] = kind, title
         content: list[Content] = []
-        diff = edit_diff(self.root, event.name, event.arguments, self.redactor.text)
+        diff = edit_diff(self.root, event.name, event.arguments, self.redactor.text, self.policy)
         if diff is not None:
             self.diffs[acp_id] = diff
             content.append(diff)

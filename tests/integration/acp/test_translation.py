@@ -87,6 +87,31 @@ def test_a_diff_reads_only_inside_the_workspace_and_masks_keys(tmp_path: Path) -
     assert diff.old_text.startswith("KEY = ")
 
 
+def test_a_diff_never_shows_what_the_read_policy_denies_or_a_symlink_leads_to(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (tmp_path / "outside.txt").write_text("not yours\n")
+    (root / "link.txt").symlink_to(tmp_path / "outside.txt")
+    (root / ".env").write_text("TOKEN=hunter2\n")
+    translator = Translator(root)
+    for path in ("link.txt", ".env"):
+        (update,) = translator.updates(
+            ev.ToolCallStarted(
+                run_id=1,
+                step=1,
+                call_id=path,
+                name="write_file",
+                arguments={"path": path, "content": "x\n"},
+            )
+        )
+        assert isinstance(update, ToolCallStart)
+        (diff,) = update.content or []
+        assert isinstance(diff, FileEditToolCallContent)
+        assert diff.old_text is None and diff.new_text == "x\n"
+
+
 def test_the_gate_is_an_execute_call_and_a_sub_agent_speaks_in_thoughts(tmp_path: Path) -> None:
     translator = Translator(tmp_path)
     (began,) = translator.updates(ev.VerificationStarted(run_id=1, criterion="pytest", step=3))
