@@ -15,6 +15,9 @@ Observer = Callable[[Event], None]
 
 log = logging.getLogger(__name__)
 
+BATCH_S = 0.05
+"""How long the event log's writer gathers events before writing them (one round trip)."""
+
 _NOT_LOGGED = (TextDelta, ThinkingDelta, ToolOutput)
 """Streamed pieces are not logged one by one: the assembled text is in the transcript."""
 
@@ -60,6 +63,8 @@ class EventLog:
         self._store = store
         self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._woken: asyncio.Event | None = None
+        """Set while the writer waits for more events; `drain` sets it to end the wait."""
 
     def __call__(self, event: Event) -> None:
         """Queue one event (streamed pieces are skipped)."""
@@ -73,6 +78,11 @@ class EventLog:
         done = False
         while not done:
             batch = [await self._queue.get()]
+            if batch[0] is not None:
+                # A step's events come a few at a time. Waiting a moment writes them, and a fast
+                # run's next steps', in one round trip to the store's thread (a step made four
+                # of them for its events alone). Nothing waits on the log; `drain` ends the wait.
+                await self._more_or_drain()
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             done = batch[-1] is None
@@ -87,10 +97,21 @@ class EventLog:
                 for _ in batch:
                     self._queue.task_done()
 
+    async def _more_or_drain(self) -> None:
+        self._woken = asyncio.Event()
+        try:
+            await asyncio.wait_for(self._woken.wait(), BATCH_S)
+        except TimeoutError:
+            pass
+        finally:
+            self._woken = None
+
     async def drain(self) -> None:
         """Write everything queued so far, then stop the writer."""
         task, self._task = self._task, None
         if task is None or task.done():  # never started, or cancelled with its loop
             return
         self._queue.put_nowait(None)
+        if self._woken is not None:
+            self._woken.set()
         await task

@@ -30,26 +30,70 @@ class Db:
     _lock: asyncio.Lock
     """Held by every write, and across a whole transaction."""
 
+    async def _on_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` with the connection on aiosqlite's thread (the only one that may touch it).
+
+        One round trip: aiosqlite's own `execute` then `fetchone` then the cursor's close are
+        three, each a queue put, a thread switch and a loop wake-up (docs/performance.md).
+        """
+        db = self._db
+        # aiosqlite has no public "run this on your thread"; `_execute` is what its own methods
+        # use.
+        return cast(T, await db._execute(lambda: work(db._conn)))  # type: ignore[no-untyped-call]
+
     async def _scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
-        async with self._db.execute(sql, tuple(params)) as cur:
-            row = await cur.fetchone()
-        return None if row is None else row[0]
+        args = tuple(params)
+
+        def first(conn: sqlite3.Connection) -> Any:
+            cur = conn.execute(sql, args)
+            try:
+                row = cur.fetchone()
+            finally:
+                cur.close()
+            return None if row is None else row[0]
+
+        return await self._on_thread(first)
 
     async def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
-        async with self._db.execute(sql, tuple(params)) as cur:
-            rows = await cur.fetchall()
-        return [dict(r) for r in rows]
+        args = tuple(params)
+
+        def every(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            cur = conn.execute(sql, args)
+            try:
+                return [dict(r) for r in cur.fetchall()]
+            finally:
+                cur.close()
+
+        return await self._on_thread(every)
 
     async def _exec(self, sql: str, params: Iterable[Any] = ()) -> int:
         """One write outside any transaction; returns the rows it changed."""
-        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
-            return int(cur.rowcount)
+        args = tuple(params)
+
+        def write(conn: sqlite3.Connection) -> int:
+            cur = conn.execute(sql, args)
+            try:
+                return int(cur.rowcount)
+            finally:
+                cur.close()
+
+        async with self._lock:
+            return await self._on_thread(write)
 
     async def _insert(self, sql: str, params: Iterable[Any]) -> int:
-        async with self._lock, self._db.execute(sql, tuple(params)) as cur:
-            rowid = cur.lastrowid
-        assert rowid is not None
-        return rowid
+        args = tuple(params)
+
+        def insert(conn: sqlite3.Connection) -> int:
+            cur = conn.execute(sql, args)
+            try:
+                rowid = cur.lastrowid
+            finally:
+                cur.close()
+            assert rowid is not None
+            return rowid
+
+        async with self._lock:
+            return await self._on_thread(insert)
 
     async def _insert_columns(self, table: str, values: dict[str, Any]) -> int:
         """Insert one row given as column -> value; return its id."""
@@ -81,8 +125,7 @@ class Db:
         process killed inside `work` leaves the transaction uncommitted, so none of it is there.
         """
 
-        def transaction() -> T:
-            conn = self._db._conn
+        def transaction(conn: sqlite3.Connection) -> T:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 result = work(conn)
@@ -93,9 +136,7 @@ class Db:
             return result
 
         async with self._lock:
-            # aiosqlite has no public "run this on your thread"; `_execute` is what its own
-            # methods use, and its thread is the only one that may touch `_conn`.
-            return cast(T, await self._db._execute(transaction))  # type: ignore[no-untyped-call]
+            return await self._on_thread(transaction)
 
     async def now(self) -> str:
         """The database clock, ISO-8601 UTC with milliseconds."""
