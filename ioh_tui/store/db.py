@@ -102,7 +102,12 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
             await self._db.execute("PRAGMA journal_mode = WAL")
         await self._db.execute("PRAGMA synchronous = NORMAL")
         for index in range(version, SCHEMA_VERSION):
-            await self._db.execute("BEGIN IMMEDIATE")  # at open: nothing else uses the store yet
+            await self._db.execute("BEGIN IMMEDIATE")
+            # Another process opening the same new store (the app and an `exec`, a web tab) may
+            # have migrated it while this one waited for the lock: read the version again.
+            if await self._scalar("PRAGMA user_version") > index:
+                await self._db.execute("COMMIT")
+                continue
             for statement in _statements(MIGRATIONS[index]):
                 await self._db.execute(statement)
             await self._db.execute(f"PRAGMA user_version = {index + 1}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 from contextlib import closing
@@ -12,7 +13,7 @@ import pytest
 from ioh_tui.core.errors import ResumeError
 from ioh_tui.store import Store, StoreError
 from ioh_tui.store.opening import check_store, expected_tables
-from ioh_tui.store.schema import SCHEMA_VERSION
+from ioh_tui.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 async def _fill(store: Store, events: int) -> int:
@@ -93,3 +94,32 @@ def test_a_fifo_is_refused_without_being_opened(tmp_path: Path, create: bool) ->
     os.mkfifo(fifo)  # reading it would block for ever
     with pytest.raises(StoreError, match="is not a regular file"):
         check_store(fifo, create=create)
+
+
+async def test_a_store_another_process_migrates_while_this_one_waits_opens(
+    tmp_path: Path,
+) -> None:
+    """Two processes opening one new store at once: the second must not migrate it again.
+
+    The other process is a raw connection holding the write lock; it migrates the store and
+    commits while `Store.open` waits for the lock (it read the version before it waited).
+    """
+    path = tmp_path / "store.db"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA journal_mode = WAL")  # as an ioh-tui process sets it first
+    other.execute("BEGIN IMMEDIATE")
+    opening = asyncio.create_task(_open_and_count(path))
+    await asyncio.sleep(0.5)  # `Store.open` reads version 0 and then waits for the lock
+    for script in MIGRATIONS:
+        for statement in script.split(";"):
+            if statement.strip():
+                other.execute(statement)
+    other.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    other.execute("COMMIT")
+    other.close()
+    assert await opening == 0
+
+
+async def _open_and_count(path: Path) -> int:
+    async with Store.open(path) as store:
+        return len(await store.runs())
