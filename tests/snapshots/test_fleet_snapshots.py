@@ -88,27 +88,20 @@ async def larger_tree_one_child_chosen(pilot: Pilot[Any]) -> None:
 def larger_tree_picture(
     snap_compare: SnapCompare, tmp_path: Path, run_before: Callable[[Pilot[Any]], Any]
 ) -> bool:
-    """The six-child tree's picture, taken up to three times on fresh apps.
+    """The six-child tree's picture.
 
-    Known race (docs/tui.md): once the view stops showing sub-agents inline, the transcript
-    sometimes lays its short content out under blank lines for a while; a picture taken then
-    differs from the settled one. Until `Transcript` is fixed, a retake keeps CI honest about
-    everything else these pictures show.
+    Once taken up to three times: the transcript sometimes sat anchored over content that no
+    longer filled it, under blank lines. `Transcript.watch_virtual_size` lets go of the anchor
+    once everything fits, so one take is the picture.
     """
-    for attempt in range(3):
-        where = tmp_path / f"take{attempt}"
-        where.mkdir()
-        app = tree_app(where, 6, max_concurrent=1)
-        if snap_compare(app, terminal_size=WIDE, run_before=run_before):
-            return True
-    return False
+    return bool(
+        snap_compare(
+            tree_app(tmp_path, 6, max_concurrent=1), terminal_size=WIDE, run_before=run_before
+        )
+    )
 
 
 class TestLargerTree:
-    @pytest.mark.skip(
-        reason="known race in Transcript.show_only (as below): all three takes came out unsettled "
-        "in 3 of the last 8 whole runs under load; tests/tui/test_agent_tree.py covers the view"
-    )
     def test_every_agent_view_keeps_the_roots_steps(
         self, snap_compare: SnapCompare, tmp_path: Path
     ) -> None:
@@ -122,10 +115,6 @@ class TestLargerTree:
 
         assert larger_tree_picture(snap_compare, tmp_path, settled)
 
-    @pytest.mark.skip(
-        reason="known race in Transcript.show_only: the chosen agent's lines are sometimes laid "
-        "out under blank lines (one picture in about five); tests/tui covers the choice itself"
-    )
     def test_a_chosen_child_shows_its_own_steps(
         self, snap_compare: SnapCompare, tmp_path: Path
     ) -> None:

@@ -73,6 +73,18 @@ class Transcript(VerticalScroll):
         """
         self.app.stylesheet.update_nodes([self], animate=True)
 
+    def watch_virtual_size(self) -> None:
+        """Let go of the anchor once everything fits (fewer lines shown, or a taller pane).
+
+        An anchored Textual container scrolls so that its content's bottom meets its own, so
+        content shorter than the pane would sit under blank lines. `_follow` anchors only when
+        the content overflows, but it may judge by a layout that hiding blocks has not updated
+        yet; this is the layout's own word, after it.
+        """
+        if self.is_anchored and self.max_scroll_y == 0:
+            self.anchor(False)
+            self.scroll_home(animate=False, immediate=True)
+
     async def mount_block(self, widget: Widget, agent: int | None = None) -> None:
         """Add a block at the end (mounted with the others of the next `MOUNT_EVERY_S`).
 
