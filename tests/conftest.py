@@ -6,11 +6,17 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from ioh_tui.engine import budgets
 
 # Imported unconditionally: if the kill switch cannot be imported, no test may run.
 from ioh_tui.providers import base as providers_base
+
+# Two test workers share the machine with subprocess-heavy tests: how fast Hypothesis draws its
+# inputs, or how long one example takes, says nothing about the property under test.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

@@ -153,6 +153,7 @@ def _finish(
     raise AssertionError(f"no end after resumes (last status {status})")
 
 
+@pytest.mark.timeout(400)  # a dozen runs and resumes: far past the default on a loaded machine
 def test_uninterrupted_baseline_then_kills_everywhere(project: Path, tmp_path: Path) -> None:
     base = tmp_path / "base"
     base.mkdir()
@@ -235,24 +236,28 @@ def test_a_kill_between_a_written_edit_and_its_commit_ends_as_undisturbed(
 
 def test_a_second_live_driver_gets_a_clear_conflict(project: Path, tmp_path: Path) -> None:
     root, store, scenario = _prepare(project, tmp_path)
-    slow = dict(SCENARIO, turns=[dict(t, delay_ms=400) for t in SCENARIO["turns"]])
-    scenario.write_text(json.dumps(slow))
+    # The first driver waits on its first ask, so it is live however slowly the second starts.
+    argv = _command("exec", root, store, scenario)
+    argv[argv.index("approve")] = "wait"
     first = subprocess.Popen(
-        _command("exec", root, store, scenario),
+        [*argv, "--approval-timeout", "300"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
     assert first.stdout is not None
-    started = json.loads(first.stdout.readline())
+    events = [json.loads(first.stdout.readline())]
+    while events[-1]["event"] != "approval_requested":
+        events.append(json.loads(first.stdout.readline()))
     second = subprocess.run(
-        _command("resume", root, store, scenario, started["run_id"]),
+        _command("resume", root, store, scenario, events[0]["run_id"]),
         capture_output=True,
         text=True,
         timeout=60,
     )
+    first.send_signal(signal.SIGTERM)  # the ask is deferred and the run ends paused
     first.stdout.read()
-    assert first.wait(60) == 0
+    assert first.wait(60) == 4
     assert second.returncode == 2
     assert "being driven by another process" in second.stderr and "Traceback" not in second.stderr
     assert os.path.exists(store)

@@ -283,7 +283,10 @@ messages = st.lists(
 ).map(tuple)
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(messages, st.integers(1, 100_000))
 def test_any_request_survives_the_file_with_the_same_key(
     tmp_path: Path, history: tuple[Message, ...], max_tokens: int
