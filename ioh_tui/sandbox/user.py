@@ -253,10 +253,10 @@ def plan(backend: str, cwd: Path, writable: Sequence[Path]) -> Drop | None:
     for needed in _needed_dirs():
         if any(_within(needed, b.path) for b in binds):
             continue
-        blocked = _first_blocked(Path(needed), user, binds)
+        blocked = _last_blocked(Path(needed), user)
         if blocked is None:
             continue  # the user reaches it as it is
-        # The whole directory under the closed one (`~/.pyenv`, not only `~/.pyenv/shims`): a
+        # The whole directory under the (last) closed one (`~/.pyenv`, not `~/.pyenv/shims`): a
         # launcher on PATH (a pyenv shim) runs what lies beside it.
         top = str(Path(blocked) / Path(needed).relative_to(blocked).parts[0])
         binds = [b for b in binds if b.owner or not _within(b.path, top)]
@@ -269,6 +269,18 @@ def plan(backend: str, cwd: Path, writable: Sequence[Path]) -> Drop | None:
         if blocked is not None and not any(_within(blocked, c) for c in covers):
             covers = [c for c in covers if not _within(c, blocked)] + [blocked]
     return Drop(user, tuple(binds), tuple(covers), str(cwd))
+
+
+def _last_blocked(path: Path, user: User) -> str | None:
+    """The innermost directory above `path` the user cannot search, or None."""
+    for directory in path.parents:
+        try:
+            st = os.stat(directory)
+        except OSError:
+            return None
+        if not _may_search(st.st_mode, st.st_uid, st.st_gid, user):
+            return str(directory)
+    return None
 
 
 def _first_blocked(path: Path, user: User, binds: Sequence[Bind]) -> str | None:
@@ -286,13 +298,23 @@ def _first_blocked(path: Path, user: User, binds: Sequence[Bind]) -> str | None:
     return None
 
 
+TOOLCHAIN_HOMES = (("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo"))
+"""Where launchers on PATH find their toolchains (rustup's proxies in `~/.cargo/bin` read
+`~/.rustup`): made reachable, read-only, with the PATH directories."""
+
+
 def _needed_dirs() -> tuple[str, ...]:
-    """What every command needs to start: this interpreter, its installation and PATH."""
-    return _needed_for(os.environ.get("PATH", ""))
+    """What every command needs to start: this interpreter, its installation, PATH, toolchains."""
+    home = os.environ.get("HOME", "")
+    homes = [
+        os.environ.get(var) or (os.path.join(home, name) if home else "")
+        for var, name in TOOLCHAIN_HOMES
+    ]
+    return _needed_for(os.environ.get("PATH", ""), tuple(homes))
 
 
 @functools.lru_cache(maxsize=8)
-def _needed_for(path_env: str) -> tuple[str, ...]:
+def _needed_for(path_env: str, homes: tuple[str, ...]) -> tuple[str, ...]:
     source = str(Path(_drop.__file__).resolve().parents[2])  # the folder holding ioh_tui
     entries = (
         sys.prefix,
@@ -301,6 +323,7 @@ def _needed_for(path_env: str) -> tuple[str, ...]:
         os.path.dirname(os.path.realpath(sys.executable)),
         source,
         *path_env.split(os.pathsep),
+        *homes,
     )
     found: list[str] = []
     for entry in entries:
