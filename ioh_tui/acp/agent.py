@@ -1,8 +1,10 @@
 """The ACP agent: sessions over one store; each prompt a recorded run, like an `exec` run.
 
 A session is a workspace (`cwd`), the MCP servers the client passed, and the runs its prompts
-started. A prompt is a new run with the prompt's text as goal (or, when the session's last run
-is paused on a deferred decision, that run continued: the decision is asked again); its events
+started: one conversation. A prompt is a new run with the prompt's text as goal that carries on
+the session's earlier runs (the model reads their prompts, answers and tool results: the
+engine's `NewRun.continues`), or, when the session's last run is paused on a deferred decision,
+that run continued (the decision is asked again); its events
 stream as updates (`updates.py`), its asks become permission requests (`permission.py`).
 `session/load` takes a run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of
 this process, and replays it (`replay.py`).
@@ -228,7 +230,7 @@ class IohAgent:
         if known is not None:
             runs = list(known.runs)
         elif run_id is not None:
-            runs = [run_id]
+            runs = await self._conversation(run_id)
         else:
             raise _refused(
                 f"unknown session {session_id}: load takes a run id (`ioh-tui runs` lists them)"
@@ -245,6 +247,15 @@ class IohAgent:
             session.outbox.put(update)
         await session.outbox.flush()
         return LoadSessionResponse()
+
+    async def _conversation(self, run_id: int) -> list[int]:
+        """The runs of stored run `run_id`'s conversation: those it carries on, then itself."""
+        try:
+            row = await self._store.run(run_id)
+        except IohError as exc:
+            raise RequestError.resource_not_found(f"run {run_id}: {exc}") from None
+        earlier = row.contract.get("continues") or []
+        return [*(int(run) for run in earlier), run_id]
 
     async def prompt(
         self, prompt: Sequence[PromptBlock], session_id: str, **kwargs: Any
@@ -307,7 +318,7 @@ class IohAgent:
         """The prompt's run: new, or `waiting` continued (its client is told so)."""
         try:
             if waiting is None:
-                built = prompt_run(self._args, goal, session.cwd)
+                built = prompt_run(self._args, goal, session.cwd, tuple(session.runs))
             else:
                 built = resumed_run(self._args, waiting.id, waiting.contract)
         except IohError as exc:

@@ -1,8 +1,10 @@
 """`ioh-tui acp` driven as a subprocess by the official SDK's client side, over real stdio.
 
 One agent process serves the whole module (its start is most of the cost); each test opens its
-own session in its own workspace. The model is the scripted provider: every prompt's run plays
-the same three turns — write `out.txt`, write it again (the identical ask), then say it is done.
+own session in its own workspace. The model is the scripted provider: a session's first prompt
+plays three turns — write `out.txt`, write it again (the identical ask), then say it is done; its
+second prompt carries the conversation on, so its run plays the two turns after them (write
+`out.txt` once more, done).
 """
 
 from __future__ import annotations
@@ -59,6 +61,14 @@ SCENARIO = {
             ],
         },
         {"text": "Done."},
+        # A session's next prompt carries the conversation on, so its run is served from here.
+        {
+            "text": "Again.",
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "out.txt", "content": "hello\n"}}
+            ],
+        },
+        {"text": "Done again."},
     ],
 }
 
