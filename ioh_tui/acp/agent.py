@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
@@ -115,15 +116,26 @@ def _refused(message: str) -> RequestError:
 
 
 def client_servers(servers: Sequence[AnyMcpServer] | None) -> tuple[ServerSpec, ...]:
-    """The client's stdio MCP servers as ours (HTTP and SSE servers are not taken: logged).
+    """The client's stdio and HTTP MCP servers as ours (SSE and ACP-transport ones: logged).
+
+    An HTTP server is reached over streamable HTTP with the client's headers, held in memory only.
 
     Raises:
-        RequestError: A server's command is not an absolute path (ACP requires one).
+        RequestError: A server's command is not an absolute path (ACP requires one), or an HTTP
+            server's URL is not http(s).
     """
     specs: list[ServerSpec] = []
     for server in servers or ():
+        if isinstance(server, HttpMcpServer):
+            if urlsplit(server.url).scheme not in ("http", "https"):
+                raise _refused(f"MCP server {server.name}: url must be http or https")
+            headers = {header.name: header.value for header in server.headers}
+            specs.append(ServerSpec(server.name, url=server.url, headers=headers))
+            continue
         if not isinstance(server, McpServerStdio):
-            log.warning("MCP server %s left out: only stdio servers are taken", server.name)
+            log.warning(
+                "MCP server %s left out: only stdio and HTTP servers are taken", server.name
+            )
             continue
         if not Path(server.command).is_absolute():
             raise _refused(f"MCP server {server.name}: command must be an absolute path")
@@ -179,7 +191,7 @@ class IohAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        """What we speak: protocol 1, loadSession, text prompts, stdio MCP servers, no auth."""
+        """What we speak: protocol 1, loadSession, text prompts, stdio and HTTP MCP, no auth."""
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -187,7 +199,7 @@ class IohAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             auth_methods=[],
             agent_info=Implementation(name="ioh-tui", title="ioh-tui", version=__version__),

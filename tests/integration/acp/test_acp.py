@@ -146,19 +146,25 @@ class Agent:
             return (await store.run(run_id)).outcome
 
 
+def agent_env(home: Path, config: Path) -> dict[str, str]:
+    """The agent process's environment: no keys, no ioh-tui settings, its own home and config."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not (k.startswith("IOH_TUI_") or k.endswith("_API_KEY"))
+    }
+    env["IOH_TUI_HOME"] = str(home)
+    env["XDG_CONFIG_HOME"] = str(config)
+    return env
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Agent]:
     base = tmp_path_factory.mktemp("acp")
     scenario = base / "scenario.json"
     scenario.write_text(json.dumps(SCENARIO))
     store = tmp_path_factory.mktemp("acp-store") / "store.db"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not (k.startswith("IOH_TUI_") or k.endswith("_API_KEY"))
-    }
-    env["IOH_TUI_HOME"] = str(tmp_path_factory.mktemp("acp-home"))
-    env["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("acp-config"))
+    env = agent_env(tmp_path_factory.mktemp("acp-home"), tmp_path_factory.mktemp("acp-config"))
     client = Recorder()
     args = ("--scenario", str(scenario), "--sandbox", "floor", "--store", str(store))
     async with spawn_agent_process(

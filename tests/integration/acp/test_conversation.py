@@ -8,7 +8,6 @@ the model was sent for the second and third prompts.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from pathlib import Path
 from typing import Any, cast
@@ -20,7 +19,7 @@ from acp.schema import PromptResponse, UserMessageChunk
 
 from ioh_tui.store import Store
 from tests.fakes.provider_server import scenario, serving
-from tests.integration.acp.test_acp import Recorder, always, said
+from tests.integration.acp.test_acp import Recorder, agent_env, always, said
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
 
@@ -52,13 +51,7 @@ async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on
     workspace.mkdir()
     (workspace / "notes.txt").write_text("the word is plum\n")
     store = tmp_path / "store.db"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not (k.startswith("IOH_TUI_") or k.endswith("_API_KEY"))
-    }
-    env["IOH_TUI_HOME"] = str(tmp_path / "home")
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env = agent_env(tmp_path / "home", tmp_path / "config")
     client = Recorder()
     async with serving(scenario(*TURNS)) as model:
         args = (
