@@ -136,7 +136,7 @@ async def test_a_live_trace_remembers_a_rule_for_the_project(project: Path, tmp_
         app = make_app(run.store)
         app.animation_level = "none"
         async with app.run_test(size=(140, 40)) as pilot:
-            await live_trace(pilot)
+            trace = await live_trace(pilot)
             await pilot.press("a")
             await modal(pilot)
             await pilot.press("a")
@@ -144,6 +144,9 @@ async def test_a_live_trace_remembers_a_rule_for_the_project(project: Path, tmp_
             await pilot.press("ctrl+s")
             await app.workers.wait_for_complete()  # answered, and the rule saved
             status, last = run.finish()
+            # The read-only view ends where the other process ended (and is idle at exit).
+            facts = trace.query_one("#trace-facts")
+            await until(pilot, lambda: "finished" in str(facts.render()))
     finally:
         run.close()
     assert (status, last["outcome"]) == (0, "finished")
