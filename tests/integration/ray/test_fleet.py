@@ -1,0 +1,280 @@
+"""A tree's children as Ray actors on two nodes, with the root's store the one source of truth.
+
+One cluster for the module (`conftest.py`): a head and a second node process, 2 CPUs each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+
+from ioh_tui.core.events import Event
+from ioh_tui.engine import Containment, TaskContract
+from ioh_tui.engine.api import start
+from ioh_tui.engine.bus import Observer
+from ioh_tui.engine.contract import RunResult
+from ioh_tui.engine.request import NewRun, Parts
+from ioh_tui.fleet.placement import RayFleet, connect
+from ioh_tui.policy import Approver, Decision, Policy
+from ioh_tui.policy.approver import WaitApprover
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.testing.scenario import parse_scenario
+from ioh_tui.sandbox import select
+from ioh_tui.store import Store
+from ioh_tui.verification import NoGate
+from tests.integration.engine.helpers import Recorder
+from tests.integration.engine.test_tree import tree_model
+
+pytestmark = pytest.mark.slow
+
+SLOW_CHILD = {
+    "turns": [
+        {
+            "text": f"Reading, turn {i}.",
+            "delay_ms": 60,
+            "tool_calls": [{"name": "read_file", "arguments": {"path": "calc.py"}}],
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+        for i in range(4)
+    ]
+    + [{"text": "Child done.", "usage": {"input_tokens": 100, "output_tokens": 20}}]
+}
+WRITER = {
+    "turns": [
+        {
+            "text": "Writing the notes.",
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "notes.txt", "content": "hi\n"}}
+            ],
+        },
+        {"text": "Notes written."},
+    ]
+}
+SPLIT_TWO = {
+    "turns": [
+        {
+            "tool_calls": [
+                {"name": "spawn_agent", "arguments": {"goal": f"look {i}"}} for i in range(2)
+            ]
+        },
+        {"text": "All done."},
+    ],
+    "agents": {"look": {"turns": [{"text": "Looked."}]}},
+}
+
+
+@pytest.fixture
+async def fleet(cluster: Any) -> AsyncIterator[RayFleet]:
+    made = connect("auto")
+    yield made
+    await made.close()
+
+
+async def _tree(
+    fleet: RayFleet,
+    store: Store,
+    project: Path,
+    model: ScriptedProvider,
+    containment: Containment,
+    *,
+    policy: Policy | None = None,
+    approver: Approver | None = None,
+    seen: Observer | None = None,
+) -> RunResult:
+    parts = Parts(
+        model,
+        store,
+        policy=policy or Policy.permissive(),
+        approver=approver,
+        sandbox=select("floor"),
+        observers=(seen or Recorder(),),
+        fleet=fleet,
+    )
+    contract = TaskContract.workspace("split", project, NoGate())
+    return await start(NewRun(contract, containment), parts)
+
+
+def _alive() -> set[str]:
+    return {n["NodeID"] for n in ray.nodes() if n["Alive"]}  # type: ignore[no-untyped-call]
+
+
+async def test_40_children_run_as_actors_on_both_nodes_and_every_step_is_stored_once(
+    fleet: RayFleet, project: Path
+) -> None:
+    seen = Recorder()
+    async with Store.memory() as store:
+        containment = Containment(max_total_agents=50, max_concurrent=4, max_depth=1)
+        result = await _tree(fleet, store, project, tree_model(40), containment, seen=seen)
+        children = await store.children(result.run_id)
+        steps = {c.id: [s.step for s in await store.steps(c.id)] for c in children}
+        calls = [c for c in await store.tool_calls(result.run_id) if c.name == "spawn_agent"]
+    assert (result.outcome, result.steps) == ("finished", 2)
+    assert len(children) == 40 and all(c.outcome == "finished" for c in children)
+    assert all(taken == [1, 2] for taken in steps.values())
+    alive = _alive()
+    assert len(alive) == 2 and {fleet.placed[c.id] for c in children} == alive
+    assert all("-> finished" in c.output and "Child done." in c.output for c in calls)
+    # The children's events reached the root's bus (the app and `--json` see them).
+    assert len(seen.of("agent_finished")) == 40
+    child_steps = [e for e in seen.of("step_finished") if e.agent_id != result.run_id]
+    assert len(child_steps) == 80
+
+
+async def test_the_ledger_ceiling_halts_every_remote_agent(fleet: RayFleet, project: Path) -> None:
+    async with Store.memory() as store:
+        containment = Containment(
+            max_total_agents=20, max_concurrent=4, max_depth=1, max_total_tokens=1500
+        )
+        model = tree_model(12, child=SLOW_CHILD)
+        result = await _tree(fleet, store, project, model, containment)
+        tree = await store.tree(result.run_id)
+        spent = await store.tree_tokens(result.run_id)
+    # Every agent that started halted on the one ledger; queued children never started.
+    halted = {r.outcome for r in tree if r.parent_run_id is not None} | {result.outcome}
+    assert halted == {"cost_budget_exceeded"} and len(tree) - 1 < 12
+    assert {r.status for r in tree} == {"completed"}
+    # Past the ceiling at most the steps in flight when it was reached (4 children's) and the
+    # root's own spawning step (the ledger may also halt first, on a prompt that would not fit).
+    assert 0 < spent <= 1500 + 4 * 120 + result.tokens
+
+
+async def test_a_remote_childs_ask_is_answered_through_the_queue(
+    fleet: RayFleet, project: Path
+) -> None:
+    model = ScriptedProvider(
+        parse_scenario(
+            {
+                "turns": [
+                    {"tool_calls": [{"name": "spawn_agent", "arguments": {"goal": "write notes"}}]},
+                    {"text": "All done."},
+                ],
+                "agents": {"write notes": WRITER},
+            }
+        )
+    )
+    asked = asyncio.Event()
+    async with Store.memory() as store:
+        containment = Containment(max_total_agents=2, max_concurrent=1, max_depth=1)
+        policy, approver = Policy.default(), WaitApprover()
+        run = asyncio.ensure_future(
+            _tree(
+                fleet, store, project, model, containment,
+                policy=policy, approver=approver, seen=_Flag(asked),
+            )
+        )  # fmt: skip
+        await asyncio.wait_for(asked.wait(), 60)
+        pending = await store.approvals(None, pending_only=True)
+        # The queue answers in the store, as the app's queue and `resume --decide` do.
+        assert await store.answer_approval(pending[0].id, Decision.approve().to_row(), by="queue")
+        result = await run
+        asker = await store.run(pending[0].run_id)
+    assert result.outcome == "finished"
+    assert asker.parent_run_id == result.run_id and asker.outcome == "finished"
+    assert fleet.placed[asker.id] in _alive()
+    assert (project / "notes.txt").read_text() == "hi\n"
+
+
+async def test_a_worker_killed_mid_child_ends_as_an_undisturbed_run(
+    fleet: RayFleet, project: Path
+) -> None:
+    containment = Containment(max_total_agents=8, max_concurrent=4, max_depth=1)
+    async with Store.memory() as calm:
+        undisturbed = await _tree(
+            fleet, calm, project, tree_model(6, child=SLOW_CHILD), containment
+        )
+        calm_tree = await _shape(calm, undisturbed.run_id)
+        calm_calls = [c.output for c in await calm.tool_calls(undisturbed.run_id)]
+    assert fleet.restarts == 0
+    seen = Recorder()
+    async with Store.memory() as store:
+        run = asyncio.ensure_future(
+            _tree(fleet, store, project, tree_model(6, child=SLOW_CHILD), containment, seen=seen)
+        )
+        # Kill one child's worker process once that child has committed its second step.
+        victim = None
+        while victim is None:
+            await asyncio.sleep(0.02)
+            victim = next(
+                (
+                    e.agent_id
+                    for e in seen.of("step_finished")
+                    if e.step == 2 and e.agent_id in fleet.busy
+                ),
+                None,
+            )
+        os.kill(await fleet.busy[victim].pid.remote(), signal.SIGKILL)
+        result = await run
+        shaken_tree = await _shape(store, result.run_id)
+        shaken_calls = [c.output for c in await store.tool_calls(result.run_id)]
+        victim_steps = [s.step for s in await store.steps(victim)]
+    assert fleet.restarts >= 1
+    assert shaken_calls == calm_calls
+    assert (result.outcome, result.steps, result.tokens) == (
+        undisturbed.outcome,
+        undisturbed.steps,
+        undisturbed.tokens,
+    )
+    assert shaken_tree == calm_tree
+    assert victim_steps == list(range(1, len(victim_steps) + 1))
+
+
+class _Signal(list[Event]):
+    """A recorder's event list that sets `flag` when an event of `kind` arrives."""
+
+    def __init__(self, flag: asyncio.Event, kind: str) -> None:
+        super().__init__()
+        self._flag, self._kind = flag, kind
+
+    def append(self, event: Event) -> None:
+        super().append(event)
+        if event.kind == self._kind:
+            self._flag.set()
+
+
+class _Flag:
+    """An observer that sets `flag` at the first ask."""
+
+    def __init__(self, flag: asyncio.Event) -> None:
+        self.flag = flag
+
+    def __call__(self, event: Event) -> None:
+        if event.kind == "approval_requested":
+            self.flag.set()
+
+
+async def _shape(store: Store, root: int) -> tuple[Any, ...]:
+    """What a run's outcome is made of: each agent's outcome, steps and tokens, and the ledger."""
+    tree = await store.tree(root)
+    agents = sorted((r.goal, r.outcome, r.steps, r.tokens) for r in tree)
+    return (tuple(agents), await store.tree_tokens(root))
+
+
+def test_exec_with_ray_address_runs_the_tree_on_the_cluster(
+    cluster: Any, project: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"model": "m", **SPLIT_TWO}))
+    store = tmp_path / "store.db"
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "ioh_tui", "exec", "split", "--workspace", str(project),
+            "--store", str(store), "--scenario", str(scenario), "--sandbox", "floor",
+            "--max-agents", "2", "--json", "--ray", cluster.address,
+        ],
+        capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    finished = [e for e in events if e["event"] == "agent_finished"]
+    assert [e["outcome"] for e in finished] == ["finished", "finished"]
+    assert events[-1]["event"] == "run_finished" and events[-1]["outcome"] == "finished"
