@@ -81,11 +81,14 @@ class Server:
             self._task = asyncio.get_running_loop().create_task(self._pump(), name="fleet-pump")
 
     async def stop(self) -> None:
-        """Stop pumping."""
+        """Stop pumping, and serving what a dead actor left waiting (an ask, a drain)."""
+        tasks = [t for child in self._children.values() for t in child.serving]
         if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+            tasks.append(self._task)
             self._task = None
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def open(self, deps: Deps, epoch: int) -> None:
         """Serve `deps`'s child from the actor of `epoch` (a new actor starts its `seq` at 1)."""

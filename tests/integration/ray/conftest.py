@@ -1,6 +1,6 @@
-"""One local Ray cluster for the module: a head and a second node process (another machine).
+"""One local Ray cluster for the session: a head and a second node process (another machine).
 
-Start and stop take seconds, so every test of a module shares it (Ray's testing advice). Ray
+Start and stop take seconds, so every Ray test shares it (Ray's testing advice). Ray
 binds loopback only, with no dashboard and no usage report.
 """
 
@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray")
 NODE_CPUS = 2
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster() -> Iterator[Any]:
     """The head (this process's node) and a second node, each with `NODE_CPUS` CPUs."""
     from ray.cluster_utils import Cluster
