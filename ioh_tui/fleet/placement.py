@@ -17,25 +17,36 @@ import asyncio
 import contextlib
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from ioh_tui.core.control import RunCancelled
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.transcript import Message
 from ioh_tui.engine.contract import RunResult
 from ioh_tui.engine.session import resumed_state
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.engine.tree import Driver
+from ioh_tui.fleet.copies import Patch, apply, marker, pack
 from ioh_tui.fleet.server import Mailbox, Server
 from ioh_tui.fleet.worker import ChildWorker, Done, spec_for
 
 MAX_RESTARTS = 3
 """How often one child may lose its actor before it is given up (`failed`)."""
 
+Workspaces = Literal["auto", "shared", "copy"]
+"""How children reach the root's workspace: found out per node, or forced."""
+
 MISSING_EXTRA = "--ray needs the ray extra: pip install 'ioh-tui[ray]'"
 
 
-def connect(address: str, *, cpus_per_child: float = 1.0) -> RayFleet:
+def connect(
+    address: str, *, cpus_per_child: float = 1.0, workspaces: Workspaces = "auto"
+) -> RayFleet:
     """Join the cluster at `address` (`auto`: a running one; `local`: start one here).
+
+    `workspaces`: `auto` finds out for each actor whether its node shares the root's workspace
+    (`copies.py`); `shared` and `copy` force one way (the tests force both on one machine).
 
     Raises:
         ConfigError: Ray is not installed, or the cluster cannot be reached.
@@ -58,7 +69,7 @@ def connect(address: str, *, cpus_per_child: float = 1.0) -> RayFleet:
             ray.init(address=address, **options)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise ConfigError(f"--ray {address}: {exc}") from None
-    return RayFleet(cpus_per_child, started)
+    return RayFleet(cpus_per_child, started, workspaces)
 
 
 @dataclass(slots=True)
@@ -68,6 +79,7 @@ class RayFleet:
     cpus_per_child: float = 1.0
     owns_cluster: bool = False
     """Whether `connect` started Ray here (then `close` shuts it down)."""
+    workspaces: Workspaces = "auto"
     placed: dict[int, str] = field(default_factory=dict)
     """The node each child last ran on, by run id."""
     restarts: int = 0
@@ -76,7 +88,8 @@ class RayFleet:
     """The actor driving each child now, by run id."""
     _server: Server | None = None
     _mailbox: Any = None
-    _idle: list[Any] = field(default_factory=list)
+    _idle: list[_Member] = field(default_factory=list)
+    _markers: dict[Path, tuple[str, str]] = field(default_factory=dict)
 
     def driver(self, drive: Driver) -> Driver:
         """The tree's driver for its children: this fleet's (the loop's `drive` runs remotely)."""
@@ -90,11 +103,12 @@ class RayFleet:
             while True:
                 epoch += 1
                 server.open(p, epoch)
-                actor = await self._actor()
+                member = await self._member()
                 try:
-                    done = await self._run(actor, p, s, start, recheck, epoch)
+                    copy = await self._copy(member, p)
+                    done = await self._run(member.actor, p, s, start, recheck, epoch, copy)
                 except _lost() as exc:
-                    await self._lost(actor)
+                    await self._lost(member.actor)
                     if epoch > MAX_RESTARTS:
                         raise RuntimeError(f"run {p.run_id} lost {epoch} actors: {exc}") from None
                     server.open(p, epoch + 1)  # the dead actor's late calls are refused now
@@ -103,18 +117,27 @@ class RayFleet:
                     recheck = start > 1
                     self.restarts += 1
                     continue
-                self._idle.append(actor)
+                self._idle.append(member)
                 self.placed[p.run_id] = done.node
                 s.history[:] = done.history
                 s.tokens = done.tokens
+                if done.patch is not None:
+                    await self._apply(p, s, done.patch)
                 return done.result
         finally:
             server.close(p.run_id)
 
     async def _run(
-        self, actor: Any, p: Deps, s: RunState, start: int, recheck: bool, epoch: int
+        self,
+        actor: Any,
+        p: Deps,
+        s: RunState,
+        start: int,
+        recheck: bool,
+        epoch: int,
+        copy: bytes | None,
     ) -> Done:
-        spec = spec_for(p, s, start, recheck, epoch, None)
+        spec = spec_for(p, s, start, recheck, epoch, copy)
         watch = asyncio.ensure_future(_cancel_on_trip(p, actor))
         self.busy[p.run_id] = actor
         try:
@@ -153,11 +176,31 @@ class RayFleet:
         self._server.start()
         return self._server
 
+    async def _copy(self, member: _Member, p: Deps) -> bytes | None:
+        """The workspace packed for an actor whose node does not share it (None: it does)."""
+        root = p.workspace.root
+        if self.workspaces == "auto" and member.shares is None:
+            if root not in self._markers:
+                self._markers[root] = await asyncio.to_thread(marker, root)
+            member.shares = bool(await member.actor.shares.remote(self._markers[root]))
+        if self.workspaces == "shared" or (self.workspaces == "auto" and member.shares):
+            return None
+        return await asyncio.to_thread(pack, root)
+
+    async def _apply(self, p: Deps, s: RunState, patch: Patch) -> None:
+        """Apply a copy's patch where the child's policy allows; its report says what was not."""
+        done = await asyncio.to_thread(apply, p.workspace.root, patch, s.rules.effective())
+        if summary := done.summary():
+            s.history.append(Message("assistant", f"{_said(s.history)}\n{summary}".strip()))
+
+    async def _member(self) -> _Member:
+        if self._idle:
+            return self._idle.pop()
+        return _Member(await self._actor())
+
     async def _actor(self) -> Any:
         import ray
 
-        if self._idle:
-            return self._idle.pop()
         worker = ray.remote(ChildWorker).options(
             num_cpus=self.cpus_per_child,
             max_restarts=0,
@@ -179,14 +222,29 @@ class RayFleet:
 
         if self._server is not None:
             await self._server.stop()
-        for actor in [*self._idle, self._mailbox]:
+        for actor in [*(m.actor for m in self._idle), self._mailbox]:
             if actor is not None:
                 with contextlib.suppress(Exception):
                     ray.kill(actor, no_restart=True)
         self._idle.clear()
         self._server = self._mailbox = None
+        for path, _ in self._markers.values():
+            await asyncio.to_thread(Path(path).unlink, missing_ok=True)
+        self._markers.clear()
         if self.owns_cluster:
             ray.shutdown()
+
+
+@dataclass(slots=True)
+class _Member:
+    """An actor of the pool, and whether its node shares the root's workspace (None: not asked)."""
+
+    actor: Any
+    shares: bool | None = None
+
+
+def _said(history: list[Message]) -> str:
+    return next((m.content for m in reversed(history) if m.role == "assistant" and m.content), "")
 
 
 def _lost() -> tuple[type[BaseException], ...]:

@@ -7,8 +7,10 @@ root (store, bus, approver, tree), and its `RunState`; those parts become calls 
 
 from __future__ import annotations
 
+import asyncio
 import os
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -22,6 +24,7 @@ from ioh_tui.engine.ids import Who
 from ioh_tui.engine.instructions import Instructions
 from ioh_tui.engine.loop import drive
 from ioh_tui.engine.state import Deps, RunState
+from ioh_tui.fleet.copies import Patch, changes, unpack
 from ioh_tui.fleet.link import Link, RemoteApprover, RemoteStore, RemoteTree
 from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver
@@ -58,8 +61,8 @@ class ChildSpec:
     journal: dict[tuple[int, int], AttemptRow]
     start: int
     recheck: bool
-    marker: tuple[str, str] | None = None
-    """(path, content) of the root's shared-filesystem marker (None: not checked)."""
+    copy: bytes | None = None
+    """The workspace packed (`copies.pack`) when the node does not share it (None: it does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +73,12 @@ class Done:
     history: list[Message]
     tokens: int
     node: str
+    patch: Patch | None = None
+    """What the child changed in its copy of the workspace (None: it worked in the root's)."""
 
 
 def spec_for(
-    p: Deps, s: RunState, start: int, recheck: bool, epoch: int, marker: tuple[str, str] | None
+    p: Deps, s: RunState, start: int, recheck: bool, epoch: int, copy: bytes | None
 ) -> ChildSpec:
     """The child's drive as it travels: everything but the root's store, bus, approver, tree."""
     return ChildSpec(
@@ -98,7 +103,7 @@ def spec_for(
         dict(s.journal),
         start,
         recheck,
-        marker,
+        copy,
     )
 
 
@@ -127,7 +132,21 @@ class ChildWorker:
         return os.getpid()
 
     async def drive(self, spec: ChildSpec, hub: Any) -> Done:
-        """Drive the child from `spec.start` to its outcome, its parts at the root."""
+        """Drive the child from `spec.start` to its outcome, its parts at the root.
+
+        Given a copy of the workspace, the child works in it (unpacked in a temporary directory
+        here) and its changes come back as a patch.
+        """
+        if spec.copy is None:
+            return await self._drive(spec, hub, spec.workspace.root)
+        with tempfile.TemporaryDirectory(prefix="ioh-fleet-") as where:
+            root = Path(where)
+            base = await asyncio.to_thread(unpack, spec.copy, root)
+            done = await self._drive(spec, hub, root)
+            patch = await asyncio.to_thread(changes, root, base)
+        return replace(done, patch=patch)
+
+    async def _drive(self, spec: ChildSpec, hub: Any, root: Path) -> Done:
         link = Link(hub, spec.run_id, spec.epoch)
         p = Deps(
             run_id=spec.run_id,
@@ -137,7 +156,7 @@ class ChildWorker:
             sandbox=spec.sandbox,
             approver=cast(Approver, RemoteApprover(link)),
             tools=spec.tools,
-            workspace=spec.workspace,
+            workspace=Workspace.at(root),
             bus=EventBus([link.emit]),
             cancel=self._cancel,
             spawner=RemoteTree(link),
@@ -150,7 +169,8 @@ class ChildWorker:
             hooks=spec.hooks,
             gate_work=GateWork(),
         )
-        s = RunState(spec.contract, spec.rules, spec.history, spec.tokens, spec.journal)
+        contract = replace(spec.contract, root=root)
+        s = RunState(contract, spec.rules, spec.history, spec.tokens, spec.journal)
         try:
             result = await drive(p, s, spec.start, recheck=spec.recheck)
         finally:

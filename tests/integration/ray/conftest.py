@@ -7,10 +7,11 @@ binds loopback only, with no dashboard and no usage report.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 # Read when Ray is imported: no usage report, and no address found by routing towards the
 # internet (Ray's "cluster" mode asks the route; loopback only here).
@@ -34,3 +35,13 @@ def cluster() -> Iterator[Any]:
     yield made
     ray.shutdown()
     made.shutdown()  # type: ignore[no-untyped-call]
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def fleet(cluster: Any) -> AsyncIterator[Any]:
+    """One fleet for every Ray test: its actors (a worker process each) are reused."""
+    from ioh_tui.fleet.placement import connect
+
+    made = connect("auto")
+    yield made
+    await made.close()

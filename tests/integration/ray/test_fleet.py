@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
 import ray
 
 from ioh_tui.core.events import Event
@@ -22,7 +20,7 @@ from ioh_tui.engine.api import start
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.contract import RunResult
 from ioh_tui.engine.request import NewRun, Parts
-from ioh_tui.fleet.placement import RayFleet, connect
+from ioh_tui.fleet.placement import RayFleet
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.providers import ScriptedProvider
@@ -33,8 +31,8 @@ from ioh_tui.verification import NoGate
 from tests.integration.engine.helpers import Recorder
 from tests.integration.engine.test_tree import tree_model
 
-# One fleet for the module, so its actors (a worker process each) are reused by every test.
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+# The session's fleet (`conftest.py`): every test runs in the session's loop.
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
 SLOW_CHILD = {
     "turns": [
@@ -59,13 +57,6 @@ WRITER = {
         {"text": "Notes written."},
     ]
 }
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def fleet(cluster: Any) -> AsyncIterator[RayFleet]:
-    made = connect("auto")
-    yield made
-    await made.close()
 
 
 async def _tree(
