@@ -91,6 +91,11 @@ class RayFleet:
     _idle: list[_Member] = field(default_factory=list)
     _markers: dict[Path, tuple[str, str]] = field(default_factory=dict)
 
+    @property
+    def served(self) -> int:
+        """Requests the children sent to the root so far."""
+        return 0 if self._server is None else self._server.served
+
     def driver(self, drive: Driver) -> Driver:
         """The tree's driver for its children: this fleet's (the loop's `drive` runs remotely)."""
         return self.drive

@@ -236,3 +236,47 @@ async def _shape(store: Store, root: int) -> tuple[Any, ...]:
     tree = await store.tree(root)
     agents = sorted((r.goal, r.outcome, r.steps, r.tokens) for r in tree)
     return (tuple(agents), await store.tree_tokens(root))
+
+
+async def test_a_remote_child_spawns_through_the_root(fleet: RayFleet, project: Path) -> None:
+    middle = {
+        "turns": [
+            {"tool_calls": [{"name": "spawn_agent", "arguments": {"goal": "leaf work"}}]},
+            {"text": "Middle done."},
+        ],
+        "agents": {"leaf": {"turns": [{"text": "Leaf done."}]}},
+    }
+    model = ScriptedProvider(
+        parse_scenario(
+            {
+                "turns": [
+                    {
+                        "tool_calls": [
+                            {"name": "spawn_agent", "arguments": {"goal": f"middle {i}"}}
+                            for i in range(2)
+                        ]
+                    },
+                    {"text": "All done."},
+                ],
+                "agents": {"middle": middle},
+            }
+        )
+    )
+    async with Store.memory() as store:
+        containment = Containment(max_total_agents=4, max_concurrent=2, max_depth=2)
+        result = await _tree(fleet, store, project, model, containment)
+        tree = await store.tree(result.run_id)
+        middles = await store.children(result.run_id)
+        leaf_reports = [
+            c.output
+            for m in middles
+            for c in await store.tool_calls(m.id)
+            if c.name == "spawn_agent"
+        ]
+    assert result.outcome == "finished"
+    assert (
+        sorted((r.depth, r.outcome) for r in tree)
+        == [(0, "finished")] + [(1, "finished")] * 2 + [(2, "finished")] * 2
+    )
+    assert all("Leaf done." in r for r in leaf_reports) and len(leaf_reports) == 2
+    assert all(fleet.placed[r.id] in _alive() for r in tree if r.depth > 0)
