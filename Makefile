@@ -37,8 +37,12 @@ types: $(DEV)
 imports: $(DEV)
 	$(BIN)/lint-imports
 
+# Two workers, a test file to each (a file's tests share their fixtures and servers): the suite
+# waits on subprocesses and sockets about as much as it computes. The SVG snapshots run after,
+# alone: a picture taken while the other worker loads the machine can catch a layout mid-way.
 test: $(DEV)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile -m "not snapshot"
+	$(BIN)/pytest -q -m snapshot
 
 check: lint types imports test
 

@@ -51,7 +51,12 @@ async def drive(p: Deps, s: RunState, start: int, *, recheck: bool = False) -> R
     s.first_step = start
     await prepare(p, s)
     try:
-        if recheck:
+        if recheck and await _judged_failing(p, start - 1):
+            # The gate judged the last committed step before the crash. Judging it again now
+            # would see what the next, uncommitted step already wrote, and could end the run a
+            # step early with a change no committed step records.
+            s.gate_checked = True
+        elif recheck:
             last = next((m for m in reversed(s.history) if m.role == "assistant"), None)
             await after_step(p, s, start - 1, called=bool(last and last.tool_calls), changed=True)
         n = start
@@ -101,6 +106,12 @@ async def resume_step(
     except RunCancelled as exc:
         return await finish(p, s, Stop("cancelled", n, str(exc)))
     return await drive(p, s, n + 1)
+
+
+async def _judged_failing(p: Deps, n: int) -> bool:
+    """Whether the gate's last verdict on step `n` was recorded, and was `failed`."""
+    verdicts = [g.status for g in await p.store.gate_attempts(p.run_id) if g.step == n]
+    return bool(verdicts) and verdicts[-1] == "failed"
 
 
 async def _raised(p: Deps, s: RunState) -> TaskContract:

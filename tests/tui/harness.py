@@ -121,8 +121,8 @@ def run_screen(app: IohApp) -> RunScreen:
     return app.run_screen
 
 
-async def until(pilot: Pilot[Any], predicate: Callable[[], bool], within: float = 15.0) -> None:
-    """Let the app work until `predicate` holds (the engine runs real subprocesses)."""
+async def until(pilot: Pilot[Any], predicate: Callable[[], bool], within: float = 30.0) -> None:
+    """Let the app work until `predicate` holds (real subprocesses; two test workers share CPUs)."""
     deadline = asyncio.get_running_loop().time() + within
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:

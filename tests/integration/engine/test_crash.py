@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +185,52 @@ def test_uninterrupted_baseline_then_kills_everywhere(project: Path, tmp_path: P
         assert _snapshot(root) == expected, f"killed after event {k}"
         assert (root / "log.txt").read_text() == "# log\n# entry\n"
     assert asked_at, "no kill point landed inside the slow command"
+
+
+def test_a_kill_between_a_written_edit_and_its_commit_ends_as_undisturbed(
+    project: Path, tmp_path: Path
+) -> None:
+    """Step 4's edit is on disk but its step is not committed when the process dies.
+
+    The gate failed on step 3 before the crash. The resumed run must not judge step 3 again (it
+    would pass on step 4's uncommitted fix and end a step short): step 4 is replayed, its edit
+    recognised as applied, and the run ends as the baseline does.
+    """
+    root, store, scenario = _prepare(project, tmp_path)
+    # A post_tool hook holds step 4 open after its write, before its commit: the kill lands there.
+    config = tmp_path / "xdg"
+    (config / "ioh-tui").mkdir(parents=True)
+    hold = "grep -q 'a + b' calc.py && sleep 60; exit 0"
+    (config / "ioh-tui" / "config.toml").write_text(
+        f"[[hooks.post_tool]]\nmatch = 'edit_file'\ncommand = {json.dumps(hold)}\ntimeout_s = 120\n"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config)}
+    proc = subprocess.Popen(
+        _command("exec", root, store, scenario),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    events = []
+    for line in proc.stdout:
+        events.append(json.loads(line))
+        if events[-1]["event"] == "approval_resolved" and events[-1]["request_id"] == 3:
+            break
+    for _ in range(600):
+        if "a + b" in (root / "calc.py").read_text():
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)  # the hook has started: the step cannot commit before it ends
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(30)
+    assert not any(e["event"] == "step_finished" and e["step"] == 4 for e in events)
+
+    status, resumed = _run(_command("resume", root, store, scenario, events[0]["run_id"]), None)
+    assert status == 0, resumed[-1:]
+    assert (resumed[-1]["outcome"], resumed[-1]["steps"]) == ("success", 4)
+    assert (root / "calc.py").read_text().count("a + b") == 1
 
 
 def test_a_second_live_driver_gets_a_clear_conflict(project: Path, tmp_path: Path) -> None:

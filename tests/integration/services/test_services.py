@@ -49,7 +49,8 @@ def test_metrics_see_a_busy_child_process() -> None:
         busy.kill()
         busy.wait()
     (mine,) = [s for s in samples if s.pid == busy.pid]
-    assert mine.cpu_percent > 20 and mine.rss_mb > 1 and "while True" in mine.command
+    # A spinning loop gets a core when the machine is idle; far less while other tests load it.
+    assert mine.cpu_percent > 5 and mine.rss_mb > 1 and "while True" in mine.command
 
 
 async def test_a_file_put_back_is_reported_unchanged_and_stopping_makes_a_last_pass(
