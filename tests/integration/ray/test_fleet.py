@@ -1,13 +1,20 @@
 """A tree's children as Ray actors on two nodes, with the root's store the one source of truth.
 
-One cluster for the module (`conftest.py`): a head and a second node process, 2 CPUs each.
+One cluster and one fleet for the session (`conftest.py`): a head and a second node process, 2
+CPUs each. One file, so that `pytest -n 2 --dist loadfile` starts the cluster once.
+
+Workspaces: on one machine every node shares the filesystem, so the copy is forced
+(`fleet.workspaces = "copy"`) with the same fleet.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -207,19 +214,6 @@ async def test_a_worker_killed_mid_child_ends_as_an_undisturbed_run(
     assert victim_steps == list(range(1, len(victim_steps) + 1))
 
 
-class _Signal(list[Event]):
-    """A recorder's event list that sets `flag` when an event of `kind` arrives."""
-
-    def __init__(self, flag: asyncio.Event, kind: str) -> None:
-        super().__init__()
-        self._flag, self._kind = flag, kind
-
-    def append(self, event: Event) -> None:
-        super().append(event)
-        if event.kind == self._kind:
-            self._flag.set()
-
-
 class _Flag:
     """An observer that sets `flag` at the first ask."""
 
@@ -280,3 +274,126 @@ async def test_a_remote_child_spawns_through_the_root(fleet: RayFleet, project: 
     )
     assert all("Leaf done." in r for r in leaf_reports) and len(leaf_reports) == 2
     assert all(fleet.placed[r.id] in _alive() for r in tree if r.depth > 0)
+
+
+def _writer(path: str, text: str) -> dict[str, Any]:
+    return {
+        "turns": [
+            {
+                "delay_ms": 150,
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": path, "content": text}}
+                ],
+            },
+            {"text": f"Wrote {path}."},
+        ]
+    }
+
+
+# A command may write what the write tool may not: the root's check of the patch catches it.
+SNEAK = {
+    "turns": [
+        {
+            "tool_calls": [
+                {
+                    "name": "exec",
+                    "arguments": {
+                        "argv": [sys.executable, "-c", "open('secret.txt', 'w').write('x')"]
+                    },
+                }
+            ]
+        },
+        {"text": "Ran it."},
+    ]
+}
+
+
+def _tree_of(agents: dict[str, Any]) -> ScriptedProvider:
+    spawns = [{"name": "spawn_agent", "arguments": {"goal": goal}} for goal in agents]
+    scenario = {"turns": [{"tool_calls": spawns}, {"text": "All done."}], "agents": agents}
+    return ScriptedProvider(parse_scenario(scenario))
+
+
+async def _reports(fleet: RayFleet, project: Path, agents: dict[str, Any]) -> list[str]:
+    """Run the tree; the reports the root read, in spawn order."""
+    policy = Policy.permissive().layer("ops").deny_write("secret.txt")
+    async with Store.memory() as store:
+        parts = Parts(_tree_of(agents), store, policy=policy, sandbox=select("floor"), fleet=fleet)
+        contract = TaskContract.workspace("split", project, NoGate())
+        containment = Containment(max_total_agents=8, max_concurrent=4, max_depth=1)
+        result = await start(NewRun(contract, containment), parts)
+        assert result.outcome == "finished"
+        return [c.output for c in await store.tool_calls(result.run_id)]
+
+
+async def test_auto_finds_the_shared_workspace_and_children_write_in_it(
+    fleet: RayFleet, project: Path
+) -> None:
+    reports = await _reports(fleet, project, {"notes": _writer("notes.txt", "hi\n")})
+    assert (project / "notes.txt").read_text() == "hi\n"
+    assert "[workspace copy" not in reports[0]
+    assert fleet.workspaces == "auto"
+
+
+async def test_a_copy_comes_back_as_a_patch_the_policy_and_the_base_check(
+    fleet: RayFleet, project: Path
+) -> None:
+    fleet.workspaces = "copy"
+    try:
+        agents = {
+            "notes": _writer("notes.txt", "notes\n"),
+            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n"),
+            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n"),
+            "sneak": SNEAK,
+        }
+        reports = await _reports(fleet, project, agents)
+    finally:
+        fleet.workspaces = "auto"
+    assert (project / "notes.txt").read_text() == "notes\n"
+    assert "[workspace copy: 1 change(s) applied]" in reports[0]
+    # Both fixes started from the same calc.py: the first back is applied, the other refused.
+    fixes = reports[1:3]
+    assert sum("1 change(s) applied]" in r for r in fixes) == 1
+    assert sum("calc.py (changed meanwhile by another agent)" in r for r in fixes) == 1
+    assert (project / "calc.py").read_text() in (
+        "def add(a, b):\n    return a + b\n",
+        "def add(a, b):\n    return b + a\n",
+    )
+    # The command wrote secret.txt in the copy; the root's policy check refused it.
+    assert "secret.txt (the policy denies the write)" in reports[3]
+    assert not (project / "secret.txt").exists()
+
+
+SPLIT_TWO = {
+    "turns": [
+        {
+            "tool_calls": [
+                {"name": "spawn_agent", "arguments": {"goal": f"look {i}"}} for i in range(2)
+            ]
+        },
+        {"text": "All done."},
+    ],
+    "agents": {"look": {"turns": [{"text": "Looked."}]}},
+}
+
+
+async def test_exec_with_ray_address_runs_the_tree_on_the_cluster(
+    cluster: Any, project: Path, tmp_path: Path
+) -> None:
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"model": "m", **SPLIT_TWO}))
+    store = tmp_path / "store.db"
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [
+            sys.executable, "-m", "ioh_tui", "exec", "split", "--workspace", str(project),
+            "--store", str(store), "--scenario", str(scenario), "--sandbox", "floor",
+            "--max-agents", "2", "--json", "--ray", cluster.address,
+        ],
+        capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    finished = [e for e in events if e["event"] == "agent_finished"]
+    assert [e["outcome"] for e in finished] == ["finished", "finished"]
+    assert events[-1]["event"] == "run_finished" and events[-1]["outcome"] == "finished"
