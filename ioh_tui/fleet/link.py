@@ -46,7 +46,16 @@ class Link:
         self._seq += 1
         events, self._events = tuple(self._events), []
         request = Request(self.child, self.epoch, self._seq, op, args, kwargs, events)
-        reply: Reply = await self._hub.call.remote(request)
+        try:
+            reply: Reply = await self._hub.call.remote(request)
+        except asyncio.CancelledError:
+            # The loop gave up on the call (a decision answered in the store ends the wait on
+            # the approver): the root stops serving it too, as a local await is cancelled.
+            self._seq += 1
+            self._hub.call.remote(
+                Request(self.child, self.epoch, self._seq, "cancel", (request.seq,))
+            )
+            raise
         self.halt_reason = reply.halt
         self.inbox.extend(reply.reports)
         if reply.error is not None:

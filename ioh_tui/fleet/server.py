@@ -10,6 +10,7 @@ rode on. A request from an actor that was replaced (an older `epoch`) is refused
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +64,8 @@ class _Child:
     expected: int = 1
     held: dict[int, tuple[int, Request]] = field(default_factory=dict)
     serving: set[asyncio.Task[None]] = field(default_factory=set)
+    by_seq: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    """The request each task serves (a child that gives up on a call cancels it here too)."""
     charged: int = 0
     """Tokens this child drew on the ledger (a dead actor's missed draws are made up from it)."""
 
@@ -110,8 +113,10 @@ class Server:
             await asyncio.gather(*list(child.serving), return_exceptions=True)
 
     def close(self, run_id: int) -> None:
-        """The child is done."""
-        self._children.pop(run_id, None)
+        """The child is done: what it left waiting (a dead actor's ask) is not served."""
+        child = self._children.pop(run_id, None)
+        for task in child.serving if child is not None else ():
+            task.cancel()
 
     async def _pump(self) -> None:
         while True:
@@ -132,9 +137,17 @@ class Server:
             self.served += 1
             for event in request.events:
                 child.deps.bus.emit(event)
+            if request.op == "cancel":
+                cancelled = child.by_seq.get(request.args[0])
+                if cancelled is not None:
+                    cancelled.cancel()
+                self._mailbox.answer.remote([(key, Reply())])
+                continue
             task = asyncio.ensure_future(self._serve(child, key, request))
             child.serving.add(task)
+            child.by_seq[request.seq] = task
             task.add_done_callback(child.serving.discard)
+            task.add_done_callback(functools.partial(_forget, child.by_seq, request.seq))
 
     async def _serve(self, child: _Child, key: int, request: Request) -> None:
         reply: Reply
@@ -182,3 +195,7 @@ class Server:
         """A remote child's spawn, admitted by the root's tree as a local one is."""
         state = RunState(contract, rules, tokens=tokens)
         return await p.spawner.spawn(p, state, n, position, call)
+
+
+def _forget(by_seq: dict[int, asyncio.Task[None]], seq: int, _: asyncio.Task[None]) -> None:
+    by_seq.pop(seq, None)

@@ -165,6 +165,8 @@ async def test_a_remote_childs_ask_is_answered_through_the_queue(
         result = await run
         asker = await store.run(pending[0].run_id)
     assert result.outcome == "finished"
+    # The child stopped waiting once the store had the answer; so did the root's approver.
+    assert approver.waiting == 0
     assert asker.parent_run_id == result.run_id and asker.outcome == "finished"
     assert fleet.placed[asker.id] in _alive()
     assert (project / "notes.txt").read_text() == "hi\n"
