@@ -1,8 +1,10 @@
 """The ACP agent: sessions over one store; each prompt a recorded run, like an `exec` run.
 
 A session is a workspace (`cwd`), the MCP servers the client passed, and the runs its prompts
-started. A prompt is a new run with the prompt's text as goal (or, when the session's last run
-is paused on a deferred decision, that run continued: the decision is asked again); its events
+started: one conversation. A prompt is a new run with the prompt's text as goal that carries on
+the session's earlier runs (the model reads their prompts, answers and tool results: the
+engine's `NewRun.continues`), or, when the session's last run is paused on a deferred decision,
+that run continued (the decision is asked again); its events
 stream as updates (`updates.py`), its asks become permission requests (`permission.py`).
 `session/load` takes a run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of
 this process, and replays it (`replay.py`).
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
@@ -113,15 +116,26 @@ def _refused(message: str) -> RequestError:
 
 
 def client_servers(servers: Sequence[AnyMcpServer] | None) -> tuple[ServerSpec, ...]:
-    """The client's stdio MCP servers as ours (HTTP and SSE servers are not taken: logged).
+    """The client's stdio and HTTP MCP servers as ours (SSE and ACP-transport ones: logged).
+
+    An HTTP server is reached over streamable HTTP with the client's headers, held in memory only.
 
     Raises:
-        RequestError: A server's command is not an absolute path (ACP requires one).
+        RequestError: A server's command is not an absolute path (ACP requires one), or an HTTP
+            server's URL is not http(s).
     """
     specs: list[ServerSpec] = []
     for server in servers or ():
+        if isinstance(server, HttpMcpServer):
+            if urlsplit(server.url).scheme not in ("http", "https"):
+                raise _refused(f"MCP server {server.name}: url must be http or https")
+            headers = {header.name: header.value for header in server.headers}
+            specs.append(ServerSpec(server.name, url=server.url, headers=headers))
+            continue
         if not isinstance(server, McpServerStdio):
-            log.warning("MCP server %s left out: only stdio servers are taken", server.name)
+            log.warning(
+                "MCP server %s left out: only stdio and HTTP servers are taken", server.name
+            )
             continue
         if not Path(server.command).is_absolute():
             raise _refused(f"MCP server {server.name}: command must be an absolute path")
@@ -177,7 +191,7 @@ class IohAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        """What we speak: protocol 1, loadSession, text prompts, stdio MCP servers, no auth."""
+        """What we speak: protocol 1, loadSession, text prompts, stdio and HTTP MCP, no auth."""
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -185,7 +199,7 @@ class IohAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             auth_methods=[],
             agent_info=Implementation(name="ioh-tui", title="ioh-tui", version=__version__),
@@ -228,7 +242,7 @@ class IohAgent:
         if known is not None:
             runs = list(known.runs)
         elif run_id is not None:
-            runs = [run_id]
+            runs = await self._conversation(run_id)
         else:
             raise _refused(
                 f"unknown session {session_id}: load takes a run id (`ioh-tui runs` lists them)"
@@ -245,6 +259,15 @@ class IohAgent:
             session.outbox.put(update)
         await session.outbox.flush()
         return LoadSessionResponse()
+
+    async def _conversation(self, run_id: int) -> list[int]:
+        """The runs of stored run `run_id`'s conversation: those it carries on, then itself."""
+        try:
+            row = await self._store.run(run_id)
+        except IohError as exc:
+            raise RequestError.resource_not_found(f"run {run_id}: {exc}") from None
+        earlier = row.contract.get("continues") or []
+        return [*(int(run) for run in earlier), run_id]
 
     async def prompt(
         self, prompt: Sequence[PromptBlock], session_id: str, **kwargs: Any
@@ -307,7 +330,7 @@ class IohAgent:
         """The prompt's run: new, or `waiting` continued (its client is told so)."""
         try:
             if waiting is None:
-                built = prompt_run(self._args, goal, session.cwd)
+                built = prompt_run(self._args, goal, session.cwd, tuple(session.runs))
             else:
                 built = resumed_run(self._args, waiting.id, waiting.contract)
         except IohError as exc:

@@ -9,7 +9,7 @@ paused on a deferred decision is continued as `ioh-tui resume RUN --headless` co
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +47,12 @@ class PromptRun:
     """The project's sections nobody agreed to, one line each (logged, as `exec` says them)."""
 
 
-def prompt_run(args: argparse.Namespace, goal: str, cwd: Path) -> PromptRun:
+def prompt_run(
+    args: argparse.Namespace, goal: str, cwd: Path, continues: tuple[int, ...] = ()
+) -> PromptRun:
     """The run `goal` starts in workspace `cwd`, configured as `exec` would configure it.
+
+    `continues`: the session's earlier runs, whose conversation the new run carries on.
 
     Raises:
         ConfigError: A bad flag, configuration file, contract or workspace.
@@ -58,7 +62,13 @@ def prompt_run(args: argparse.Namespace, goal: str, cwd: Path) -> PromptRun:
     left_out: list[str] = []
     run = configured_run(run_args, left_out.append)
     return PromptRun(
-        run.request, run.provider, run.policy, run.sandbox, run.hooks, run.servers, tuple(left_out)
+        replace(run.request, continues=continues),
+        run.provider,
+        run.policy,
+        run.sandbox,
+        run.hooks,
+        run.servers,
+        tuple(left_out),
     )
 
 

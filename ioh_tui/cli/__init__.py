@@ -37,6 +37,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
     # Imports the engine: not for --version.
+    from ioh_tui.cli.decide import add_decide_options
     from ioh_tui.cli.options import add_fleet_option, add_run_options
 
     parser = _Parser(
@@ -86,12 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = sub.add_parser("resume", help="continue a run from its last committed step")
     resume.add_argument("run_id", type=int)
-    resume.add_argument(
-        "--decide", choices=("approve", "deny"), help="answer the pending decision first"
-    )
-    resume.add_argument(
-        "--reason", default="", help="with --decide deny: the reason the model reads"
-    )
+    add_decide_options(resume)
     resume.add_argument("--headless", action="store_true", help="continue without the app")
     resume.add_argument("--json", action="store_true")
     resume.add_argument("--on-approval", choices=APPROVAL_CHOICES, default="deny")
@@ -232,6 +228,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    from ioh_tui.cli.decide import check_decide, decision_of, needs_request
     from ioh_tui.cli.extensions import for_workspace, run_extensions
     from ioh_tui.cli.mcp_command import start_screen_lister
     from ioh_tui.cli.options import (
@@ -248,7 +245,6 @@ def _app(args: argparse.Namespace) -> int:
         stored_root,
     )
     from ioh_tui.engine import NewRun, Resume, check_contract
-    from ioh_tui.policy import Decision
     from ioh_tui.store.opening import check_store
     from ioh_tui.tui.launch import AppRun, launch
 
@@ -290,11 +286,10 @@ def _app(args: argparse.Namespace) -> int:
             extensions=extensions,
         )
     if args.command == "resume":
-        decision = None
-        if args.decide == "approve":
-            decision = Decision.approve()
-        elif args.decide == "deny":
-            decision = Decision.deny(args.reason or "denied by the operator")
+        check_decide(args)
+        if needs_request(args):
+            raise ConfigError(f"--decide {args.decide} needs --headless (the app asks all five)")
+        decision = decision_of(args, None)
         provider = resume_provider(args, store)
         stored_policy = build_policy(args, None, files=False) if args.policy else None
         sandbox = build_sandbox(args)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+from ioh_tui.cli.decide import check_decide, decision_of, needs_request
 from ioh_tui.cli.extensions import run_extensions
 from ioh_tui.cli.new_run import configured_run
 from ioh_tui.cli.options import (
@@ -35,11 +36,12 @@ from ioh_tui.engine import (
     start,
 )
 from ioh_tui.engine.bus import Observer
+from ioh_tui.engine.decide import request_from_row, save_remembered
 from ioh_tui.engine.tree import Fleet
 from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.sandbox.floor import key_exposure
-from ioh_tui.store import Store
+from ioh_tui.store import ApprovalRow, Store
 
 
 def approver_for(choice: str, timeout_s: float | None = None) -> Approver:
@@ -232,11 +234,7 @@ def exec_command(args: argparse.Namespace) -> int:
 def resume_command(args: argparse.Namespace) -> int:
     """`ioh-tui resume RUN_ID --headless ...`."""
     approver = approver_for(args.on_approval, args.approval_timeout)
-    decision = None
-    if args.decide == "approve":
-        decision = Decision.approve()
-    elif args.decide == "deny":
-        decision = Decision.deny(args.reason or "denied by the operator")
+    check_decide(args)
     overrides = budget_overrides(args)
     for line in left_out_lines(effective_config(args)):
         say(f"ioh-tui: {line}", err=True)
@@ -247,6 +245,8 @@ def resume_command(args: argparse.Namespace) -> int:
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
+        asked = await pending_request(store, args.run_id) if needs_request(args) else None
+        decision = decision_of(args, asked)
         try:
             stored = TaskContract.from_dict(row.contract)
         except ConfigError as exc:
@@ -275,7 +275,7 @@ def resume_command(args: argparse.Namespace) -> int:
         except ConflictError:
             if decision is None:
                 raise
-            return await answer_live_run(store, args.run_id, decision)
+            return await answer_live_run(store, args.run_id, decision, Path(row.root))
         # A demo run's directory stays while a decision waits on it; otherwise it goes.
         await asyncio.to_thread(settle, stored.root, result.outcome)
         return result
@@ -283,10 +283,23 @@ def resume_command(args: argparse.Namespace) -> int:
     return _run_headless(go, args, approver, fleet)
 
 
-async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunResult:
+async def pending_request(store: Store, run_id: int) -> ApprovalRow | None:
+    """The request run `run_id` waits on: its own latest pending one, else a sub-agent's."""
+    pending = await store.approvals(run_id, pending_only=True)
+    if pending:
+        return pending[-1]
+    below = await store.pending_below(run_id)
+    return await store.approval(below[0]) if below else None
+
+
+async def answer_live_run(
+    store: Store, run_id: int, decision: Decision, workspace: Path
+) -> RunResult:
     """Another process drives the run and waits on a decision: answer it in the store.
 
-    The waiting gate polls the request and takes the answer; exactly one answer lands.
+    The waiting gate polls the request and takes the answer (re-checking a rewrite against the
+    run's policy, keeping a remembered rule for the run); exactly one answer lands. A rule
+    remembered for the project or the user is saved here (the sealed answer has no scope).
     """
     pending = await store.approvals(run_id, pending_only=True)
     if not pending:
@@ -294,11 +307,14 @@ async def answer_live_run(store: Store, run_id: int, decision: Decision) -> RunR
             f"run {run_id} is being driven by another process and has no pending decision"
         )
     request = pending[-1]
-    answer = decision.to_row()
+    answer = decision.to_row(request_from_row(request))
     if not await store.answer_approval(request.id, answer, by="attached"):
         raise ResumeError(f"request {request.id} was answered by someone else first")
+    if not_saved := await asyncio.to_thread(save_remembered, decision, workspace):
+        say(f"ioh-tui: {not_saved}", err=True)
+    named = "rewrite" if decision.modified else "remember" if decision.remember else answer.status
     say(
-        f"answered request {request.id} of run {run_id} ({answer.status}); the live run continues",
+        f"answered request {request.id} of run {run_id} ({named}); the live run continues",
         err=True,
     )
     row = await store.run(run_id)

@@ -33,7 +33,7 @@ from ioh_tui.engine.gatework import remove_left
 from ioh_tui.engine.loop import drive, finish, resume_step
 from ioh_tui.engine.request import NewRun, Parts, Resume, RunRequest
 from ioh_tui.engine.servers import mcp_servers
-from ioh_tui.engine.session import paused_on, resumed_state, root_deps
+from ioh_tui.engine.session import carried, paused_on, resumed_state, root_deps
 from ioh_tui.engine.state import FLAT, Deps, Lease, RunState, Spawner
 from ioh_tui.engine.tree import Containment, Tree
 from ioh_tui.paths import check_store_placement
@@ -82,6 +82,8 @@ async def _new(request: NewRun, parts: Parts) -> RunResult:
     check_contract(contract)
     check_store_placement(parts.store.path, contract.root)
     extra: dict[str, Any] = {"driver": dict(request.driver)}
+    if request.continues:
+        extra["continues"] = list(request.continues)
     if containment is not None:
         extra = {"containment": asdict(containment), **extra}
     policy = parts.policy or Policy.default()
@@ -99,8 +101,9 @@ async def _new(request: NewRun, parts: Parts) -> RunResult:
     )
     await store.set_policy(run_id, policy.to_json())
     deps = _deps(run_id, contract, parts, sandbox, containment)
+    history = await carried(store, request.continues, contract.goal)
     return await _driven(
-        deps, RunState(contract, DecisionRules(policy)), start=1, resumed_from=None
+        deps, RunState(contract, DecisionRules(policy), history), start=1, resumed_from=None
     )
 
 
@@ -200,6 +203,7 @@ async def _resume(request: Resume, parts: Parts) -> RunResult:
         spent = await store.tree_tokens(run_id)
     deps = _deps(run_id, contract, parts, sandbox, containment, agents=agents, spent=spent)
     state, last = await resumed_state(store, run_id, contract, DecisionRules(policy), row.tokens)
+    state.history[:0] = await carried(store, kept.get("continues") or (), row.goal)
     requests = await store.approvals(run_id)
     pending = [a for a in requests if a.status == "pending"]
     if row.status == "paused" and (resumed := await _paused(deps, state, last, requests, decision)):

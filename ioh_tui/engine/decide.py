@@ -287,19 +287,7 @@ class DecisionGate:
 
     def _save(self, decision: Decision) -> str:
         """Save remembered rules that outlast the run; what went wrong, if anything."""
-        if not decision.remember:
-            return ""
-        try:
-            if decision.scope in ("project", "user"):
-                save_rules(decision.scope, decision.remember, self._workspace.root)
-            elif decision.scope == "file" and decision.remember_file is not None:
-                append_rules_to_file(
-                    Path(decision.remember_file), "remembered", list(decision.remember)
-                )
-        except ConfigError as exc:
-            # The approval stands (and the rule holds for this run); only the saving failed.
-            return f"(the remembered rule holds for this run only: {exc})"
-        return ""
+        return save_remembered(decision, self._workspace.root)
 
     async def _refuse(self, act: Act, target: str, verdict: Verdict, why: str) -> Refusal:
         await self._store.add_policy_event(
@@ -339,6 +327,29 @@ class DecisionGate:
                 by=by,
             )
         )
+
+
+def save_remembered(decision: Decision, workspace: Path) -> str:
+    """Save the rules `decision` remembers beyond the run (its scope's file); what went wrong.
+
+    The run's own gate calls it for an answer it was given; whoever answers a run another
+    process drives calls it too (that run reads only the rules from the sealed answer, which
+    carries no scope, and keeps them for itself). Empty when nothing was to be saved or all went
+    well; a rule kept for the run alone is not saved.
+    """
+    if not decision.remember:
+        return ""
+    try:
+        if decision.scope in ("project", "user"):
+            save_rules(decision.scope, decision.remember, workspace)
+        elif decision.scope == "file" and decision.remember_file is not None:
+            append_rules_to_file(
+                Path(decision.remember_file), "remembered", list(decision.remember)
+            )
+    except ConfigError as exc:
+        # The approval stands (and the rule holds for this run); only the saving failed.
+        return f"(the remembered rule holds for this run only: {exc})"
+    return ""
 
 
 def _stored_answer(row: ApprovalRow) -> tuple[Decision, str] | None:

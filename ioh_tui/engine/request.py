@@ -32,6 +32,9 @@ class NewRun:
     """When set, the agent may spawn sub-agents under these limits (a tree)."""
     driver: Mapping[str, str] = field(default_factory=dict)
     """The provider options (never a key), kept with the run so a resume needs none."""
+    continues: tuple[int, ...] = ()
+    """Earlier runs whose conversation this one carries on, oldest first (an ACP session's
+    earlier prompts): kept with the run, and read before its own turns (`session.carried`)."""
 
 
 @dataclass(frozen=True, slots=True)

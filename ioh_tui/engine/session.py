@@ -6,6 +6,8 @@ a crash cut), for a resumed root (`api.py`) and an adopted child (`tree.py`) ali
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ioh_tui.config.locations import PROJECT_DIR, user_dir
 from ioh_tui.core.control import Stop
 from ioh_tui.core.errors import ResumeError
@@ -105,6 +107,33 @@ async def resumed_state(
     # The latest attempt per call wins.
     journal = {(last + 1, a.seq): a for a in await store.attempts(run_id, step=last + 1)}
     return RunState(contract, rules, history, tokens, journal), last
+
+
+async def carried(store: Store, continues: Sequence[int], goal: str) -> list[Message]:
+    """The conversation a run carries on (none when `continues` is empty), read from the store.
+
+    Each earlier run's goal as the user's message and its committed transcript, then this run's
+    goal: the user's latest word, so the request never ends on an earlier answer. A call an
+    earlier run never answered (it ended while paused on it) gets a result saying so, as every
+    provider wants each call answered. Rebuilt the same way by a resume, so a stored summary's
+    turn count still matches.
+    """
+    if not continues:
+        return []
+    history: list[Message] = []
+    for run_id in continues:
+        history.append(Message("user", (await store.run(run_id)).goal))
+        messages = [m.message for m in await store.messages(run_id)]
+        history.extend(messages)
+        answered = {m.tool_call_id for m in messages if m.role == "tool"}
+        for message in messages:
+            history.extend(
+                Message("tool", "(not run: that run ended before this call was answered)", (), c.id)
+                for c in message.tool_calls
+                if c.id not in answered
+            )
+    history.append(Message("user", goal))
+    return history
 
 
 def paused_on(

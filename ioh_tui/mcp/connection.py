@@ -121,7 +121,7 @@ class Connection:
     ) -> Any:
         spec = self.spec
         if spec.command is None:
-            return http_streams(str(spec.url), http_headers(spec.headers_env))
+            return http_streams(str(spec.url), http_headers(spec.headers_env) | dict(spec.headers))
         cwd = (root / spec.cwd) if spec.cwd else root
         service = await start_service(
             sandbox, spec.argv, cwd, network=self.network, env=dict(spec.env)

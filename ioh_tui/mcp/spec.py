@@ -34,6 +34,9 @@ class ServerSpec:
     url: str | None = None
     headers_env: Mapping[str, str] = field(default_factory=dict)
     """Header name to the environment variable holding its value (never the value)."""
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Header values given as they are (an ACP client's server): held in memory only, never
+    written to the store or shown."""
 
     @property
     def kind(self) -> Literal["stdio", "http"]:

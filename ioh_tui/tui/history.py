@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ioh_tui.core.errors import IohError
 from ioh_tui.core.shown import drawable
 from ioh_tui.engine.contract import TERMINAL
+from ioh_tui.engine.decide import save_remembered
 from ioh_tui.policy import ApprovalRequest, Decision
 from ioh_tui.store import (
     ApprovalRow,
@@ -335,7 +336,11 @@ class History:
     async def answer(
         self, requests: Sequence[ApprovalRequest], decision: Decision, *, by: str
     ) -> int:
-        """Answer stored requests with one decision (approve or deny; the first answer wins).
+        """Answer stored requests with one decision, sealed (the first answer wins).
+
+        A rewrite is written as performed and a remember with its rules: the run that takes the
+        answer re-checks the rewrite against its policy and keeps the rules (`keep` saves them
+        beyond the run).
 
         Returns:
             How many of the requests this answer took.
@@ -346,3 +351,22 @@ class History:
                 answer = decision.to_row(request)
                 landed += await store.answer_approval(request.request_id, answer, by=by)
         return landed
+
+    async def keep(self, requests: Sequence[ApprovalRequest], decision: Decision) -> str:
+        """Save the rules `decision` remembers beyond the runs of `requests`, where it says.
+
+        A run that takes a stored answer keeps its rules for itself, but the sealed answer has no
+        scope: a project rule goes to each run's project here, a user or file rule to its one file.
+
+        Returns:
+            What went wrong (empty when nothing did, or nothing was to be saved).
+        """
+        if not decision.remember or decision.scope == "run":
+            return ""
+        async with Store.open(self.path) as store:
+            roots = [(await store.run(r.run_id)).root for r in requests]
+        unique = list(dict.fromkeys(roots))
+        if decision.scope != "project":
+            unique = unique[:1]
+        said = [await asyncio.to_thread(save_remembered, decision, Path(r)) for r in unique]
+        return " ".join(text for text in said if text)

@@ -10,8 +10,10 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from ioh_tui.engine import TaskContract, run
@@ -100,6 +102,21 @@ async def test_runs_of_every_process_waiting_first_answered_and_followed_as_they
     assert (project / "calc.py").read_text() == FIXED
 
 
+async def live_trace(pilot: Pilot[Any]) -> LiveTraceScreen:
+    """From the start screen, the live trace of the first run listed (another process's)."""
+    app = pilot.app
+    start = app.screen
+    assert isinstance(start, StartScreen)
+    await until(pilot, lambda: bool(start.runs))
+    start.query_one("#start-runs", DataTable).focus()
+    await pilot.press("enter")
+    await until(pilot, lambda: isinstance(app.screen, LiveTraceScreen))
+    trace = app.screen
+    assert isinstance(trace, LiveTraceScreen)
+    await until(pilot, lambda: trace.trace is not None)
+    return trace
+
+
 @pytest.mark.slow
 async def test_a_run_another_process_drives_opens_live_and_its_decision_is_answered_there(
     project: Path, waiting: WaitingExec
@@ -108,15 +125,7 @@ async def test_a_run_another_process_drives_opens_live_and_its_decision_is_answe
     app = make_app(waiting.store)
     app.animation_level = "none"
     async with app.run_test(size=(140, 40)) as pilot:
-        start = app.screen
-        assert isinstance(start, StartScreen)
-        await until(pilot, lambda: bool(start.runs))
-        start.query_one("#start-runs", DataTable).focus()
-        await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, LiveTraceScreen))
-        trace = app.screen
-        assert isinstance(trace, LiveTraceScreen)
-        await until(pilot, lambda: trace.trace is not None)
+        trace = await live_trace(pilot)
         facts = trace.query_one("#trace-facts")
         assert "running" in str(facts.render())
         await pilot.press("a")

@@ -3,8 +3,9 @@
 Three kinds of rows:
 - `waiting`: asked by the run this app drives (any agent of its tree); the engine awaits the answer.
 - `deferred`: parked in the store by a paused run; answering resumes that run here.
-- `elsewhere`: asked by a run another process drives; answered through the store (approve/deny),
-  exactly as `ioh-tui resume RUN_ID --decide` does, and the first answer wins.
+- `elsewhere`: asked by a run another process drives; answered through the store (any answer
+  but defer, which leaves it pending), as `ioh-tui resume RUN_ID --decide` does; the first
+  answer wins.
 - `crashed`: asked by a run whose process died while asking; resuming it here asks again.
 
 Similar requests can be answered together (`s` marks them; `y`, `A`, `n`, `d` answer the marked
@@ -50,31 +51,38 @@ async def answer_live(
 ) -> bool:
     """Answer a request that a run another process drives waits on, through the store.
 
-    Exactly as `ioh-tui resume RUN_ID --decide` on a live run: approve or deny only (a rewrite or
-    a rule to remember needs the run's own gate), sealed, and the first answer wins.
+    As `ioh-tui resume RUN_ID --decide` on a live run: approve, rewrite, remember or deny, sealed,
+    and the first answer wins. The waiting run re-checks a rewrite against its policy before it
+    runs it, and keeps a remembered rule for the rest of the run; a rule for the project, the
+    user or a file is saved here (`History.keep`), as the run's own gate would save it.
 
     Returns:
         Whether this answer landed.
     """
-    if decision.modified or decision.remember:
-        screen.notify(
-            "A run driven by another process takes only approve or deny from here.",
-            severity="warning",
-        )
-        return False
-    status = "approve" if decision.kind == "approve" else "deny"
     landed = await history.answer([request], decision, by="attached") > 0
-    if landed:
-        screen.notify(f"Answered request {request.request_id} ({status}).")
-    else:
+    if not landed:
         screen.notify("Someone else answered it first.", severity="warning")
-    return landed
+        return False
+    not_saved = await history.keep([request], decision)
+    said = f"Answered request {request.request_id} ({answer_name(decision)})."
+    screen.notify(f"{said} {not_saved}".strip(), severity="warning" if not_saved else "information")
+    return True
+
+
+def answer_name(decision: Decision) -> str:
+    """How an answer is named to the person: approve, rewrite, remember (its rules), deny."""
+    if decision.remember:
+        rules = ", ".join(rule.describe() for rule in decision.remember)
+        return f"remember {rules}, {decision.scope}"
+    if decision.modified:
+        return "rewrite"
+    return decision.kind
 
 
 def ask_live(screen: Screen[Any], history: History, row: ApprovalRow, remember_file: Path) -> None:
     """The decision modal over a request a run another process drives waits on; then the store.
 
-    Defer (or esc) leaves it pending; approve or deny is written (`answer_live`).
+    Defer (or esc) leaves it pending; any other answer is written (`answer_live`).
     """
     request = request_from_row(row)
     modal = StoredApprovalModal(
@@ -324,10 +332,10 @@ class DecisionQueueScreen(Screen[None]):
 
     async def _answer_stored(self, items: list[QueueItem], decision: Decision) -> None:
         """Write one answer for several stored requests; each run takes it as `_load` says."""
-        status = "approve" if decision.kind == "approve" else "deny"
         landed = await self.history.answer([i.request for i in items], decision, by="queue")
         paused = sorted({i.root_run_id for i in items if i.where == "deferred"})
-        said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({status})"
+        named = answer_name(decision)
+        said = f"Answered {landed} stored request{'s' if landed != 1 else ''} ({named})"
         if landed < len(items):
             said += f"; {len(items) - landed} had been answered already"
         if paused:

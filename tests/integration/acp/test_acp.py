@@ -1,8 +1,10 @@
 """`ioh-tui acp` driven as a subprocess by the official SDK's client side, over real stdio.
 
 One agent process serves the whole module (its start is most of the cost); each test opens its
-own session in its own workspace. The model is the scripted provider: every prompt's run plays
-the same three turns — write `out.txt`, write it again (the identical ask), then say it is done.
+own session in its own workspace. The model is the scripted provider: a session's first prompt
+plays three turns — write `out.txt`, write it again (the identical ask), then say it is done; its
+second prompt carries the conversation on, so its run plays the two turns after them (write
+`out.txt` once more, done).
 """
 
 from __future__ import annotations
@@ -59,6 +61,14 @@ SCENARIO = {
             ],
         },
         {"text": "Done."},
+        # A session's next prompt carries the conversation on, so its run is served from here.
+        {
+            "text": "Again.",
+            "tool_calls": [
+                {"name": "write_file", "arguments": {"path": "out.txt", "content": "hello\n"}}
+            ],
+        },
+        {"text": "Done again."},
     ],
 }
 
@@ -136,19 +146,25 @@ class Agent:
             return (await store.run(run_id)).outcome
 
 
+def agent_env(home: Path, config: Path) -> dict[str, str]:
+    """The agent process's environment: no keys, no ioh-tui settings, its own home and config."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not (k.startswith("IOH_TUI_") or k.endswith("_API_KEY"))
+    }
+    env["IOH_TUI_HOME"] = str(home)
+    env["XDG_CONFIG_HOME"] = str(config)
+    return env
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def agent(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Agent]:
     base = tmp_path_factory.mktemp("acp")
     scenario = base / "scenario.json"
     scenario.write_text(json.dumps(SCENARIO))
     store = tmp_path_factory.mktemp("acp-store") / "store.db"
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not (k.startswith("IOH_TUI_") or k.endswith("_API_KEY"))
-    }
-    env["IOH_TUI_HOME"] = str(tmp_path_factory.mktemp("acp-home"))
-    env["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("acp-config"))
+    env = agent_env(tmp_path_factory.mktemp("acp-home"), tmp_path_factory.mktemp("acp-config"))
     client = Recorder()
     args = ("--scenario", str(scenario), "--sandbox", "floor", "--store", str(store))
     async with spawn_agent_process(

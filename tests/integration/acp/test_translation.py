@@ -10,8 +10,10 @@ from acp.schema import (
     AgentThoughtChunk,
     EnvVariable,
     FileEditToolCallContent,
+    HttpHeader,
     HttpMcpServer,
     McpServerStdio,
+    SseMcpServer,
     ToolCallProgress,
     ToolCallStart,
 )
@@ -148,17 +150,30 @@ def test_each_option_is_the_answer_the_app_gives() -> None:
     assert denied is not None and (denied.kind, denied.reason) == ("deny", "denied by the operator")
 
 
-def test_the_clients_stdio_servers_become_ours() -> None:
+def test_the_clients_stdio_and_http_servers_become_ours() -> None:
     stdio = McpServerStdio(
         name="files",
         command="/usr/bin/python3",
         args=["-m", "srv"],
         env=[EnvVariable(name="LEVEL", value="info")],
     )
-    http = HttpMcpServer(type="http", name="web", url="http://127.0.0.1:1/mcp", headers=[])
-    assert client_servers([stdio, http]) == (
-        ServerSpec("files", "/usr/bin/python3", ("-m", "srv"), {"LEVEL": "info"}),
+    http = HttpMcpServer(
+        type="http",
+        name="web",
+        url="http://127.0.0.1:1/mcp",
+        headers=[HttpHeader(name="Authorization", value="Bearer t")],
     )
+    sse = SseMcpServer(type="sse", name="old", url="http://127.0.0.1:1/sse", headers=[])
+    files, web = client_servers([stdio, http, sse])  # an SSE server is left out
+    assert files == ServerSpec("files", "/usr/bin/python3", ("-m", "srv"), {"LEVEL": "info"})
+    assert (web.kind, web.url, dict(web.headers)) == (
+        "http",
+        "http://127.0.0.1:1/mcp",
+        {"Authorization": "Bearer t"},
+    )
+    assert "Bearer" not in repr(web)  # a header's value is never shown
     relative = McpServerStdio(name="x", command="python3", args=[], env=[])
     with pytest.raises(RequestError):
         client_servers([relative])
+    with pytest.raises(RequestError):
+        client_servers([HttpMcpServer(type="http", name="f", url="file:///etc/x", headers=[])])

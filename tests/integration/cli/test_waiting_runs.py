@@ -26,9 +26,17 @@ from tests.tui.test_queue import queue_from_start
 class WaitingExec:
     """An `ioh-tui exec --on-approval wait --json` process, read event by event."""
 
-    def __init__(self, project: Path, tmp_path: Path, *extra: str) -> None:
+    def __init__(
+        self,
+        project: Path,
+        tmp_path: Path,
+        *extra: str,
+        turns: list[dict[str, Any]] = FIX,
+        verify: bool = True,
+    ) -> None:
         self.store = tmp_path / "store.db"
-        scenario = write_scenario(tmp_path / "s.json", *FIX)
+        scenario = write_scenario(tmp_path / "s.json", *turns)
+        check = ["--verify-cmd", f"{sys.executable} check_calc.py"] if verify else []
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -40,8 +48,7 @@ class WaitingExec:
                 str(project),
                 "--scenario",
                 str(scenario),
-                "--verify-cmd",
-                f"{sys.executable} check_calc.py",
+                *check,
                 "--sandbox",
                 "floor",
                 "--json",

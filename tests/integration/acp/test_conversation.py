@@ -1,0 +1,107 @@
+"""An ACP session is one conversation: each prompt's run carries on the runs before it.
+
+`ioh-tui acp` runs as a subprocess driven by the SDK's client side; the model is the fake server
+on 127.0.0.1 speaking the OpenAI wire, which records every request it gets, so the test reads what
+the model was sent for the second and third prompts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from acp import spawn_agent_process, text_block
+from acp.interfaces import Client
+from acp.schema import PromptResponse, UserMessageChunk
+
+from ioh_tui.store import Store
+from tests.fakes.provider_server import scenario, serving
+from tests.integration.acp.test_acp import Recorder, agent_env, always, said
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.slow]
+
+TURNS = (
+    {
+        "text": "Reading the notes.",
+        "tool_calls": [{"name": "read_file", "arguments": {"path": "notes.txt"}}],
+    },
+    {"text": "The notes say plum."},
+    {"text": "Still plum."},
+    {"text": "Plum, a third time."},
+)
+
+
+def sent(body: Any) -> list[dict[str, Any]]:
+    """The messages of one recorded chat-completions request."""
+    return cast(list[dict[str, Any]], body["messages"])
+
+
+def run_of(done: PromptResponse) -> int:
+    assert done.field_meta is not None
+    return int(done.field_meta["ioh-tui"]["runId"])
+
+
+async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("the word is plum\n")
+    store = tmp_path / "store.db"
+    env = agent_env(tmp_path / "home", tmp_path / "config")
+    client = Recorder()
+    async with serving(scenario(*TURNS)) as model:
+        args = (
+            *("--provider", "compatible", "--base-url", model.base_url, "--model", "fake-model"),
+            *("--sandbox", "floor", "--store", str(store)),
+        )
+        async with spawn_agent_process(
+            cast(Client, client), sys.executable, "-m", "ioh_tui", "acp", *args, env=env
+        ) as (conn, _process):
+            await conn.initialize(protocol_version=1)
+            session = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+            client.answers[session] = always("deny")
+
+            async def prompt(session_id: str, text: str) -> PromptResponse:
+                return await asyncio.wait_for(
+                    conn.prompt(session_id=session_id, prompt=[text_block(text)]), timeout=30
+                )
+
+            first = run_of(await prompt(session, "what do the notes say?"))
+            second = run_of(await prompt(session, "and now?"))
+
+            # The second prompt's request holds the first turn whole: the prompt, the model's
+            # call, the tool's result and the answer, then the new prompt last.
+            chat = sent(model.requests[2].body)
+            contents = [str(m.get("content") or "") for m in chat]
+            at = contents.index("what do the notes say?")
+            assert chat[at]["role"] == "user"
+            assert chat[at + 1]["role"] == "assistant"
+            assert chat[at + 1]["content"] == "Reading the notes."
+            assert chat[at + 1]["tool_calls"][0]["function"]["name"] == "read_file"
+            assert chat[at + 2]["role"] == "tool" and "the word is plum" in contents[at + 2]
+            assert (chat[at + 3]["role"], contents[at + 3]) == ("assistant", "The notes say plum.")
+            assert (chat[-1]["role"], contents[-1]) == ("user", "and now?")
+            # The first request had no earlier conversation.
+            assert "and now?" not in str(model.requests[0].body)
+
+            # A new session loaded from the second run replays both prompts and carries both on.
+            loaded = f"run-{second}"
+            await conn.load_session(cwd=str(workspace), session_id=loaded, mcp_servers=[])
+            users = [u.content.text for u in client.seen[loaded] if isinstance(u, UserMessageChunk)]
+            assert users == ["what do the notes say?", "and now?"]
+            assert "Still plum." in said(client.seen[loaded])
+            client.answers[loaded] = always("deny")
+            third = run_of(await prompt(loaded, "once more?"))
+
+    text = str(model.requests[3].body)
+    assert "the word is plum" in text and "Still plum." in text
+    assert sent(model.requests[3].body)[-1]["content"] == "once more?"
+    # The store keeps each run's own turns; the later runs name the runs they carry on.
+    async with Store.open(store, create=False) as opened:
+        assert (await opened.run(second)).contract["continues"] == [first]
+        assert (await opened.run(third)).contract["continues"] == [first, second]
+        assert [m.content for m in await opened.messages(second)] == ["Still plum."]
