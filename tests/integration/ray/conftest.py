@@ -42,8 +42,8 @@ async def fleet(cluster: Any) -> AsyncIterator[Any]:
     """One fleet for every Ray test: its actors (a worker process each) are reused."""
     from ioh_tui.fleet.placement import connect
 
-    # Half a CPU each: the pool's idle actors hold their CPUs, and the `exec --ray` test's own
-    # driver needs two of the four for its actors.
-    made = connect("auto", cpus_per_child=0.5)
+    # A quarter of a CPU each: the pool's idle actors hold their CPUs, and the `exec --ray` test's
+    # own driver needs two of the four for its actors.
+    made = connect("auto", cpus_per_child=0.25)
     yield made
     await made.close()
