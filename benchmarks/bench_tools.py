@@ -27,6 +27,7 @@ EXTRAS = {
     "documents": ["python-docx", "openpyxl", "python-pptx", "pypdf", "reportlab", "lxml", "pillow"],
     "scan": ["zxing-cpp", "segno", "python-barcode", "pillow", "pypdf"],
     "images": ["pillow"],
+    "video": ["av"],
 }
 """Each extra's distributions (with the heavy dependencies they bring)."""
 ROUNDS = 5
@@ -117,6 +118,11 @@ async def _tools(root: Path) -> list[tuple[str, str, float]]:
     _photo(root / "large.jpg", (4032, 3024))
     for path, what in (("small.png", "1024x768"), ("large.jpg", "4032x3024")):
         rows.append(("view_image", what, await _time(images, ctx, "view_image", {"path": path})))
+    _video(root / "clip.mp4")
+    look = {"path": "clip.mp4"}  # 4 stills, through the video worker in the sandbox
+    rows.append(
+        ("view_image", "720p video, 4 stills", await _time(images, ctx, "view_image", look))
+    )
     git = ToolSet(GIT_TOOLS)
     _repository(root)
     rows.append(("git_status", "200 files", await _time(git, ctx, "git_status", {})))
@@ -141,6 +147,25 @@ def _photo(path: Path, size: tuple[int, int]) -> None:
 
     noise = Image.effect_noise(size, 40).convert("RGB")
     Image.blend(Image.linear_gradient("L").resize(size).convert("RGB"), noise, 0.3).save(path)
+
+
+def _video(path: Path) -> None:
+    # Ten seconds of 1280x720 H.264 at 10 fps, a new noisy picture each second (a GOP each).
+    import os
+
+    import av
+
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("libx264", rate=10)
+        stream.width, stream.height, stream.pix_fmt = 1280, 720, "yuv420p"
+        stream.options = {"preset": "ultrafast", "g": "10"}
+        for second in range(10):
+            pixels = os.urandom(1280 * 720 * 4)
+            for i in range(10):
+                frame = av.VideoFrame.from_bytes(pixels, 1280, 720, "rgba")
+                frame.pts = second * 10 + i
+                container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
 
 
 def _repository(root: Path) -> None:

@@ -12,7 +12,7 @@ from ioh_tui.engine.decide import DecisionGate, HookWord, Preset
 from ioh_tui.engine.gatework import trace_command
 from ioh_tui.engine.guard import policy_guard
 from ioh_tui.engine.hooked import notifier, post_tool, pre_tool
-from ioh_tui.engine.recovery import Interrupted, ask_operator, replay
+from ioh_tui.engine.recovery import Interrupted, ask_operator, journal_form, replay
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.policy import ApprovalRequest, Policy, Verdict
 from ioh_tui.sandbox import guarded
@@ -185,7 +185,7 @@ async def _run(
             await p.store.add_sandbox_event(p.run_id, n, "network_granted", ran.backend, granted)
     if attempt_id is not None:
         resolution = "deferred" if result.deferred is not None else "ran"
-        await p.store.close_attempt(attempt_id, _journal_form(result), resolution)
+        await p.store.close_attempt(attempt_id, journal_form(result), resolution)
     return result
 
 
@@ -218,12 +218,3 @@ def tool_row(call: ToolCall, result: ToolResult) -> CallRecord:
         result.summary,
         result.output,
     )
-
-
-def _journal_form(result: ToolResult) -> dict[str, object]:
-    return {
-        "output": result.output,
-        "ok": result.ok,
-        "refused": result.refused,
-        "changed": result.changed,
-    }

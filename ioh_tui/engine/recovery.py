@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ioh_tui.core import events as ev
+from ioh_tui.core.codec import image_from_json, image_to_json
 from ioh_tui.core.transcript import ToolCall
 from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.ids import Who
@@ -34,6 +35,23 @@ class Interrupted:
 
 
 INTERRUPTED = Interrupted()
+
+
+def journal_form(result: ToolResult) -> dict[str, object]:
+    """What the journal keeps of a finished call: all `replay` gives back.
+
+    Its images too (bytes in base64, as `messages.images` keeps them): an MCP tool's image is
+    sent with its result, and a replayed call must send the same request.
+    """
+    form: dict[str, object] = {
+        "output": result.output,
+        "ok": result.ok,
+        "refused": result.refused,
+        "changed": result.changed,
+    }
+    if result.images:
+        form["images"] = [image_to_json(i) for i in result.images]
+    return form
 
 
 def replay(
@@ -57,6 +75,7 @@ def replay(
             ok=bool(result["ok"]),
             refused=bool(result["refused"]),
             changed=bool(result["changed"]),
+            images=tuple(image_from_json(i) for i in result.get("images", ())),
         )
     intent = entry.intent
     if intent is not None:

@@ -120,8 +120,13 @@ def rlimits_for(limits: Limits) -> list[Rlimit]:
     return out
 
 
-def child_setup(rlimits: list[Rlimit]) -> Callable[[], None]:
+def child_setup(
+    rlimits: list[Rlimit], then: Callable[[], None] | None = None
+) -> Callable[[], None]:
     """The `preexec_fn` for every command: rlimits, and on Linux a parent-death signal.
+
+    `then` runs last: a root harness's drop to the command's user (`user.Drop.preexec`), which
+    needs root for its mounts and sets the parent-death signal again after the uid change.
 
     The parent-death signal (SIGKILL when the harness dies) matters most for the namespaces
     rung: `unshare --kill-child` then takes the whole PID namespace down with it. On the floor it
@@ -143,6 +148,8 @@ def child_setup(rlimits: list[Rlimit]) -> Callable[[], None]:
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         for res, soft, hard in frozen:
             setrlimit(res, (soft, hard))
+        if then is not None:
+            then()
 
     return apply
 

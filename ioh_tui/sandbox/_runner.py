@@ -16,7 +16,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from ioh_tui.sandbox._capture import Capture
 from ioh_tui.sandbox._env import MARKER_KEY, Rlimit, child_setup
 from ioh_tui.sandbox._tree import ProcessTree
 from ioh_tui.sandbox.base import CapHit, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.user import Drop
 
 POLL_S = 0.04
 """Monitor period: the original's 40 ms. A memory bomb can outgrow the cap by what it allocates in
@@ -72,6 +73,12 @@ class Launch:
     reaper: bool = False
     """The leader is the floor's subreaper (`_reaper.py`): orphans stay its descendants, it is
     not the command's (no memory, no process count) and it is killed last."""
+    drop: Drop | None = None
+    """As root: the command's user, reached in the child before the exec (`user.py`)."""
+
+    def preexec(self) -> Callable[[], None]:
+        """The child's set-up: rlimits, the parent-death signal and, as root, the drop."""
+        return child_setup(list(self.rlimits), self.drop.preexec() if self.drop else None)
 
 
 async def run_capped(
@@ -114,7 +121,7 @@ async def run_capped(
             cwd=launch.cwd,
             env=env,
             start_new_session=True,
-            preexec_fn=child_setup(list(launch.rlimits)),
+            preexec_fn=launch.preexec(),
             pass_fds=tuple(launch.pass_fds),
         )
     except (FileNotFoundError, PermissionError, NotADirectoryError) as exc:

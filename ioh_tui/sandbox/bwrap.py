@@ -23,6 +23,7 @@ from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 from ioh_tui.sandbox.hidden import Guard, harness_paths
+from ioh_tui.sandbox.user import SETUP_FAILED, SETUP_LINE, Drop, plan, setup_error
 
 _EXEC_FAILED = "bwrap: execvp "
 """bubblewrap's message when the payload cannot be executed inside (it then exits 1)."""
@@ -59,38 +60,45 @@ class BwrapSandbox:
         writable: Sequence[Path],
         env: Mapping[str, str],
         guard: Guard | None = None,
+        drop: Drop | None = None,
     ) -> list[str]:
-        """The bubblewrap options (everything before `--`) for one command."""
+        """The bubblewrap options (everything before `--`) for one command.
+
+        With `drop` (the harness is root, `user.py`) bubblewrap starts as the command's
+        unprivileged user, which can mount nothing where it cannot reach: such masks are left
+        out, as the command cannot reach what they would cover either.
+        """
+        seen = drop.keep if drop else list
         opts = ["--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
         if network:
             opts.append("--share-net")
         opts += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        for kept in kept_under_tmp(env.get("PATH", "")):
+        for kept in seen(kept_under_tmp(env.get("PATH", ""))):
             opts += ["--ro-bind", kept, kept]
         # Binds come after the tmpfs so a workspace under /tmp is bound on top of it, not hidden.
         for path in _bind_order(cwd, writable):
             opts += ["--bind", str(path), str(path)]
         # The policy's guard on the writable tree, before any mask (a pin rebinds a directory,
         # which would drop a mask made inside it earlier).
-        for pinned in guard.pinned if guard else ():
+        for pinned in seen(guard.pinned if guard else ()):
             opts += ["--bind", pinned, pinned]
-        for protected in guard.readonly if guard else ():
+        for protected in seen(guard.readonly if guard else ()):
             opts += ["--ro-bind", protected, protected]
         keep = [cwd, *writable]
         # Host unix sockets: a read-only bind does not stop connect() (see _sockets).
         runtime = [] if network else runtime_dirs(keep)
-        for hidden in runtime:
+        for hidden in seen(runtime):
             opts += ["--tmpfs", hidden, "--remount-ro", hidden]
-        for sock in bound_sockets(runtime, keep):
+        for sock in seen(bound_sockets(runtime, keep)):
             opts += ["--ro-bind", "/dev/null", sock]
         dirs, files = secret_paths(keep)
         # The harness's own files: the data directory and the open stores (hidden.py).
         own_dirs, own_files = harness_paths(keep)
         dirs = [*dirs, *own_dirs]
         files = [*files, *own_files, *(guard.masked if guard else ())]
-        for secret in dirs:
+        for secret in seen(dirs):
             opts += ["--tmpfs", secret, "--remount-ro", secret]
-        for secret in files:
+        for secret in seen(files):
             opts += ["--ro-bind", "/dev/null", secret]
         opts += ["--chdir", str(cwd), "--clearenv"]
         for key, value in env.items():
@@ -115,7 +123,10 @@ class BwrapSandbox:
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
-        opts = self.options(cwd, network=network, writable=roots, env=inner_env, guard=guard)
+        drop = plan(self.backend, cwd, roots)
+        opts = self.options(
+            cwd, network=network, writable=roots, env=inner_env, guard=guard, drop=drop
+        )
         with sealed_fds(opts) as fds:
             launch = Launch(
                 argv=[self._bwrap, "--args", str(fds[0]), "--", *argv],
@@ -125,24 +136,33 @@ class BwrapSandbox:
                 rlimits=rlimits_for(limits),
                 pass_fds=fds,
                 wrapped=True,
+                drop=drop,
             )
             result = await run_capped(
                 launch, argv=argv, limits=limits, backend=self.backend, on_output=on_output
             )
         if result.exit_code == 1 and result.stderr.startswith(_EXEC_FAILED):
             return unavailable(argv, self.backend, result.stderr.strip())
+        if result.exit_code == SETUP_FAILED and result.stderr.startswith(SETUP_LINE):
+            raise setup_error(self.backend, result.stderr)
         return result
 
-    def self_test(self) -> str | None:
-        """Start `true` with the real options once; None when that works, else why not."""
+    def self_test(self, *, dropped: bool = False) -> str | None:
+        """Start `true` with the real options once; None when that works, else why not.
+
+        `dropped`: as the harness's commands would start as root (`user.py`), through the stage
+        and as the unprivileged user.
+        """
         with tempfile.TemporaryDirectory(prefix="ioh-probe-") as tmp:
             cwd = Path(tmp).resolve()
             env = scrubbed_env(extra=None, network=False, overrides=INSIDE_ENV)
-            opts = self.options(cwd, network=False, writable=(), env=env)
+            drop = plan(self.backend, cwd, ()) if dropped else None
+            opts = self.options(cwd, network=False, writable=(), env=env, drop=drop)
             try:
                 with sealed_fds(opts) as fds:
                     done = subprocess.run(
                         [self._bwrap, "--args", str(fds[0]), "--", "true"],
+                        preexec_fn=drop.preexec() if drop else None,
                         cwd=cwd,
                         env=env,
                         pass_fds=fds,

@@ -18,6 +18,16 @@ from ioh_tui.sandbox._runner import (
     unavailable,
 )
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
+from ioh_tui.sandbox.user import (
+    ROOT_USER_ENV,
+    SETUP_FAILED,
+    SETUP_LINE,
+    Drop,
+    plan,
+    refused,
+    setting,
+    setup_error,
+)
 
 _REAPER = str(Path(_reaper.__file__).resolve())
 _EXEC_FAILED = "ioh-sandbox: exec "
@@ -26,17 +36,26 @@ REAPED = sys.platform.startswith("linux")
 
 
 def key_exposure(backend: str) -> str | None:
-    """What a command on this rung can still read of the harness's keys, in one line, or None.
+    """What a command on this rung can still read of the harness's keys or root's files, or None.
 
     On the floor and `none` a command runs as the harness's user. The harness hides its
     environment and memory from such a command by being non-dumpable, which holds only for an
-    unprivileged user on Linux (docs/security.md).
+    unprivileged user on Linux (docs/security.md). As root, the floor, bwrap and namespaces run
+    commands as an unprivileged user (`user.py`) unless `root_user = root` or the rung cannot
+    here; then this says that commands keep uid 0.
     """
+    root = os.geteuid() == 0
+    if root and backend != "none":
+        kept = _keeps_root(backend)
+        if kept is not None:
+            return f"the harness runs as root and {kept}: {_ROOT_READS[backend]}"
+        if backend != "portable-floor":
+            return None
     if backend not in ("portable-floor", "none"):
         return None
-    if os.geteuid() == 0:
+    if root and backend == "none":
         why = "the harness runs as root"
-    elif not can_protect_harness():
+    elif not root and not can_protect_harness():
         why = "this platform cannot hide the harness's process"
     else:
         return None
@@ -45,6 +64,26 @@ def key_exposure(backend: str) -> str | None:
         "its environment and memory (API keys); use bwrap or namespaces, or run as an ordinary "
         "user"
     )
+
+
+_ROOT_READS = {
+    "linux-bubblewrap": "commands on --sandbox bwrap run as uid 0 and can read root-only files "
+    "(/etc/shadow)",
+    "linux-namespaces": "commands on --sandbox namespaces run as uid 0 and can read root-only "
+    "files (/etc/shadow)",
+    "portable-floor": "commands on --sandbox floor run as uid 0: they can read and write every "
+    "root-only file and read the harness's environment and memory (API keys)",
+}
+
+
+def _keeps_root(backend: str) -> str | None:
+    """Why commands of `backend` keep uid 0 under a root harness, or None when they drop."""
+    if not REAPED:
+        return "this platform cannot start commands as another user"
+    if setting() == "root":
+        return f"{ROOT_USER_ENV}=root"
+    why = refused(backend)
+    return f"it cannot start commands as an unprivileged user here ({why})" if why else None
 
 
 async def run_reaped(
@@ -56,11 +95,14 @@ async def run_reaped(
     on_output: OutputSink | None,
     *,
     rlimited: bool,
+    drop: Drop | None = None,
 ) -> ExecResult:
     """Run `argv` directly, under the subreaper where there is one, and report how it ended.
 
     The subreaper keeps a daemon that leaves the tree and clears its environment inside the tree
-    teardown walks (issue 18, item 13); it costs one interpreter start (`python -I -S`).
+    teardown walks (issue 18, item 13); it costs one interpreter start (`python -I -S`). With
+    `drop` (the harness is root, `user.py`) the subreaper starts as the command's unprivileged
+    user.
     """
     if not REAPED:
         launch = Launch(
@@ -82,6 +124,7 @@ async def run_reaped(
         rlimits=rlimits_for(limits) if rlimited else (),
         marked=True,
         reaper=True,
+        drop=drop,
     )
     result = await run_capped(
         launch, argv=argv, limits=limits, backend=backend, on_output=on_output
@@ -89,6 +132,8 @@ async def run_reaped(
     first = result.stderr.partition("\n")[0]
     if result.exit_code == _reaper.EXEC_FAILED and first.startswith(_EXEC_FAILED):
         return unavailable(argv, backend, first)
+    if result.exit_code == SETUP_FAILED and first.startswith(SETUP_LINE):
+        raise setup_error(backend, first)
     return result
 
 
@@ -118,13 +163,20 @@ class FloorSandbox:
         """Run `argv` in `cwd` under rlimits and supervisor caps (see `Sandbox.run`).
 
         `writable` is accepted for interface parity; the floor cannot confine writes, so every
-        directory the user can write stays writable.
+        directory the user can write stays writable (as root, with the command's user: these
+        roots too, `user.py`).
+
+        Raises:
+            SandboxError: as root, the command could not be started as its unprivileged user.
         """
         check_argv(argv)
-        cwd, _ = resolve_dirs(cwd, ())
+        cwd, roots = resolve_dirs(cwd, writable)
         protect_harness()  # the command sees the harness's /proc entry (docs/security.md)
         env = scrubbed_env(extra=env, network=network)
-        return await run_reaped(argv, env, cwd, limits, self.backend, on_output, rlimited=True)
+        drop = plan(self.backend, cwd, roots) if REAPED else None
+        return await run_reaped(
+            argv, env, cwd, limits, self.backend, on_output, rlimited=True, drop=drop
+        )
 
 
 class NoneSandbox:

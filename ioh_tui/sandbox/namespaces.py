@@ -27,6 +27,7 @@ from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox._sockets import bound_sockets, runtime_dirs
 from ioh_tui.sandbox.base import DEFAULT_LIMITS, ExecResult, Limits, OutputSink
 from ioh_tui.sandbox.hidden import Guard, harness_paths
+from ioh_tui.sandbox.user import SETUP_FAILED, SETUP_LINE, Drop, plan, setup_error
 
 _LAUNCHER = Path(_ns_launcher.__file__).resolve()
 _EXEC_FAILED = "ioh-sandbox: exec "
@@ -72,11 +73,15 @@ class NamespacesSandbox:
         network: bool,
         writable: Sequence[Path],
         guard: Guard | None = None,
+        drop: Drop | None = None,
     ) -> list[str]:
         """The full argv: unshare, the launcher with its fixed code and JSON config, then `argv`.
 
         The payload follows `--` as separate arguments; it is never interpolated into any script.
+        With `drop` (the harness is root, `user.py`) all of it starts as the command's
+        unprivileged user; masks it cannot reach are left out.
         """
+        seen = drop.keep if drop else list
         program = deny_list_program()
         keep = [cwd, *writable]
         runtime = [] if network else runtime_dirs(keep)
@@ -87,13 +92,13 @@ class NamespacesSandbox:
         config = {
             "cwd": str(cwd),
             "writable": [str(p) for p in writable],
-            "readonly": kept_under_tmp(os.environ.get("PATH", "")),
-            "mask_dirs": dirs,
-            "mask_files": [*files, *(guard.masked if guard else ())],
-            "pin": list(guard.pinned if guard else ()),
-            "protect": list(guard.readonly if guard else ()),
-            "mask_runtime": runtime,
-            "mask_sockets": bound_sockets(runtime, keep),
+            "readonly": seen(kept_under_tmp(os.environ.get("PATH", ""))),
+            "mask_dirs": seen(dirs),
+            "mask_files": seen([*files, *(guard.masked if guard else ())]),
+            "pin": seen(guard.pinned if guard else ()),
+            "protect": seen(guard.readonly if guard else ()),
+            "mask_runtime": seen(runtime),
+            "mask_sockets": seen(bound_sockets(runtime, keep)),
             "loopback": not network,
             "seccomp": program.hex() if program else None,
         }
@@ -122,12 +127,14 @@ class NamespacesSandbox:
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
         if resolve_program(argv[0], inner_env["PATH"], cwd) is None:
             return unavailable(argv, self.backend, f"{argv[0]}: command not found")
+        drop = plan(self.backend, cwd, roots)
         launch = Launch(
-            argv=self.command(argv, cwd, network=network, writable=roots, guard=guard),
+            argv=self.command(argv, cwd, network=network, writable=roots, guard=guard, drop=drop),
             env=inner_env,
             cwd=cwd,
             rlimits=rlimits_for(limits),
             wrapped=True,
+            drop=drop,
         )
         result = await run_capped(
             launch, argv=argv, limits=limits, backend=self.backend, on_output=on_output
@@ -135,13 +142,18 @@ class NamespacesSandbox:
         first = result.stderr.partition("\n")[0]
         if result.exit_code == _ns_launcher.EXEC_FAILED and first.startswith(_EXEC_FAILED):
             return unavailable(argv, self.backend, first)
+        if result.exit_code == SETUP_FAILED and first.startswith(SETUP_LINE):
+            raise setup_error(self.backend, first)
         if result.exit_code == _ns_launcher.SETUP_FAILED and first.startswith(_SETUP_FAILED):
             raise SandboxError(f"{self.backend}: {first}")
         return result
 
     @classmethod
-    def self_test(cls) -> str | None:
-        """Start `true` with the real namespaces and mounts once; None when that works."""
+    def self_test(cls, *, dropped: bool = False) -> str | None:
+        """Start `true` with the real namespaces and mounts once; None when that works.
+
+        `dropped`: as the harness's commands would start as root (`user.py`).
+        """
         sandbox = cls()
         if shutil.which(sandbox._unshare) is None:
             return "util-linux unshare not found"
@@ -149,8 +161,10 @@ class NamespacesSandbox:
             cwd = Path(tmp).resolve()
             env = scrubbed_env(extra=None, network=False, overrides=INSIDE_ENV)
             try:
+                drop = plan(sandbox.backend, cwd, ()) if dropped else None
                 done = subprocess.run(
-                    sandbox.command(["true"], cwd, network=False, writable=()),
+                    sandbox.command(["true"], cwd, network=False, writable=(), drop=drop),
+                    preexec_fn=drop.preexec() if drop else None,
                     cwd=cwd,
                     env=env,
                     capture_output=True,

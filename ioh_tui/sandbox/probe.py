@@ -5,10 +5,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ioh_tui.core.errors import ConfigError, SandboxError
+from ioh_tui.sandbox import user
 from ioh_tui.sandbox._seccomp import deny_list_program
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.sandbox.bwrap import BwrapSandbox
@@ -84,11 +88,30 @@ def _try_bwrap(path: str | None) -> str | None:
     """None when bubblewrap works, else why not."""
     if path is None:
         return "bubblewrap (bwrap) not found; install the `bubblewrap` package"
-    return BwrapSandbox(path).self_test()
+    sandbox = BwrapSandbox(path)
+    return _as_user(sandbox.backend, sandbox.self_test)
 
 
 def _try_namespaces() -> str | None:
-    return NamespacesSandbox.self_test()
+    return _as_user("linux-namespaces", NamespacesSandbox.self_test)
+
+
+def _as_user(backend: str, self_test: Callable[..., str | None]) -> str | None:
+    """Try the rung as its commands would start: as root, as the unprivileged user first.
+
+    A rung that works only as root (no unprivileged user namespaces here, or no idmapped mounts)
+    stays available and runs its commands as uid 0; `user.refused` then says why, and
+    `floor.key_exposure` says so where the rung is chosen.
+    """
+    if user.command_user(Path(tempfile.gettempdir())) is None:
+        return self_test()
+    why = self_test(dropped=True)
+    if why is None:
+        return None
+    plain = self_test()
+    if plain is None:
+        user.refuse(backend, why)
+    return plain
 
 
 def probe_report(*, bwrap: str | None = None, refresh: bool = False) -> ProbeReport:

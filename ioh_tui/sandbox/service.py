@@ -25,7 +25,6 @@ from ioh_tui.core.errors import SandboxError
 from ioh_tui.sandbox._env import (
     INSIDE_ENV,
     MARKER_KEY,
-    child_setup,
     protect_harness,
     rlimits_for,
     scrubbed_env,
@@ -38,6 +37,7 @@ from ioh_tui.sandbox.floor import REAPED, FloorSandbox, NoneSandbox
 from ioh_tui.sandbox.guard import GuardedSandbox
 from ioh_tui.sandbox.hidden import Guard
 from ioh_tui.sandbox.namespaces import NamespacesSandbox
+from ioh_tui.sandbox.user import plan
 
 SERVICE_LIMITS = Limits(output_bytes=None)
 """A server's rlimits: the file size and open files of a command. No CPU or wall clock (it lives
@@ -151,7 +151,7 @@ async def start_service(
                 cwd=launch.cwd,
                 env=child_env,
                 start_new_session=True,
-                preexec_fn=child_setup(list(launch.rlimits)),
+                preexec_fn=launch.preexec(),
                 pass_fds=tuple(launch.pass_fds),
                 limit=LINE_LIMIT,
             )
@@ -177,14 +177,21 @@ def _launch(
         root, _ = resolve_dirs(cwd, ())
         inner_env = scrubbed_env(extra=env, network=network, overrides=INSIDE_ENV)
         _found(argv, inner_env, root)
+        drop = plan(sandbox.backend, root, ())
         if isinstance(sandbox, NamespacesSandbox):
-            wrapper = sandbox.command(argv, root, network=network, writable=(), guard=guard)
-            yield Launch(wrapper, inner_env, root, rlimits_for(limits), wrapped=True)
+            wrapper = sandbox.command(
+                argv, root, network=network, writable=(), guard=guard, drop=drop
+            )
+            yield Launch(wrapper, inner_env, root, rlimits_for(limits), wrapped=True, drop=drop)
             return
-        opts = sandbox.options(root, network=network, writable=(), env=inner_env, guard=guard)
+        opts = sandbox.options(
+            root, network=network, writable=(), env=inner_env, guard=guard, drop=drop
+        )
         with sealed_fds(opts) as fds:
             wrapper = [sandbox.executable, "--args", str(fds[0]), "--", *argv]
-            yield Launch(wrapper, inner_env, root, rlimits_for(limits), fds, wrapped=True)
+            yield Launch(
+                wrapper, inner_env, root, rlimits_for(limits), fds, wrapped=True, drop=drop
+            )
         return
     if isinstance(sandbox, FloorSandbox | NoneSandbox):
         root, _ = resolve_dirs(cwd, ())
@@ -197,7 +204,8 @@ def _launch(
             yield Launch(list(argv), plain_env, root, rlimits, marked=True)
             return
         wrapper = [sys.executable, "-I", "-S", _REAPER, "--", *argv]
-        yield Launch(wrapper, plain_env, root, rlimits, marked=True, reaper=True)
+        drop = plan(sandbox.backend, root, ()) if floor else None
+        yield Launch(wrapper, plain_env, root, rlimits, marked=True, reaper=True, drop=drop)
         return
     raise SandboxError(f"sandbox {sandbox.backend!r} cannot start a long-lived process")
 

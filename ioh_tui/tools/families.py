@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ioh_tui.documents import KINDS
+from ioh_tui.media import DEFAULT_FRAMES, MAX_FRAMES
 from ioh_tui.tools.base import Tool
 from ioh_tui.tools.documents import (
     edit_document,
@@ -31,9 +32,9 @@ from ioh_tui.tools.git import (
     git_status,
     git_switch,
 )
-from ioh_tui.tools.images import view_image
 from ioh_tui.tools.scans import barcode_read, barcode_write, ocr
 from ioh_tui.tools.specs import BOOLEAN, POSITIVE, STRING, STRINGS, spec
+from ioh_tui.tools.view import view_image
 
 _PATH = {"path": {**STRING, "description": "workspace-relative; omitted: the whole repository"}}
 GIT_TOOLS = (
@@ -229,15 +230,27 @@ VIEW_IMAGE = Tool(
     spec(
         "view_image",
         "Look at a workspace image (PNG, JPEG, GIF or WebP): it is shown to you with this "
-        "call's result, scaled down if large.",
-        {"path": STRING},
+        "call's result, scaled down if large. A video (MP4, MOV, WebM, MKV, AVI...) is shown as "
+        f"still frames: `frames` evenly spaced (default {DEFAULT_FRAMES}), or the frames at the "
+        f"times `at` (seconds from the start); at most {MAX_FRAMES}.",
+        {
+            "path": STRING,
+            "frames": {**POSITIVE, "maximum": MAX_FRAMES},
+            "at": {
+                "type": "array",
+                "items": {"type": "number", "minimum": 0},
+                "minItems": 1,
+                "maxItems": MAX_FRAMES,
+            },
+        },
         ["path"],
     ),
     view_image,
 )
 
 _IMAGES = re.compile(
-    r"\.(png|jpe?g|gif|webp)\b|\b(images?|screenshots?|pictures?|photos?)\b",
+    r"\.(png|jpe?g|gif|webp|mp4|mov|m4v|webm|mkv|avi)\b"
+    r"|\b(images?|screenshots?|pictures?|photos?|videos?|screen ?recordings?)\b",
     re.I,
 )
 _SCANS = re.compile(r"\b(ocr|scan(ned|s)?|barcodes?|qr|ean-?13|code ?128)\b", re.I)
@@ -255,7 +268,7 @@ def wants_scans(hints: str) -> bool:
 
 
 def wants_images(hints: str) -> bool:
-    """Whether the task names an image.
+    """Whether the task names an image or a video.
 
     `view_image` is offered then even to a text-only model, whose call is answered that it cannot
     see images.

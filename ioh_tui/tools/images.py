@@ -1,22 +1,19 @@
-"""`view_image`: a workspace image shown to the model with the next request.
+"""Images for the model: recognised by their first bytes, sized, scaled to the provider's limits.
 
-The file is read as `read_file` reads (the same confinement, policy check and descriptor-based
-open), recognised by its first bytes (PNG, JPEG, GIF, WebP; never by its name), and scaled down
-with Pillow when it passes the provider's limits (`providers/vision.py`). Within the limits it is
-sent as it is, so Pillow (the `images` extra) is needed only to scale. The image rides on the tool
-result (`ToolResult.images`); the provider's wire puts it where the API takes it.
+An image (a workspace file `view_image` read, an MCP result's block) is recognised by its first
+bytes (PNG, JPEG, GIF, WebP; never by its name) and scaled down with Pillow when it passes the
+provider's limits (`tools/vision.py`). Within the limits it is sent as it is, so Pillow (the
+`images` extra) is needed only to scale. The image rides on the tool result (`ToolResult.images`);
+the provider's wire puts it where the API takes it.
 """
 
 from __future__ import annotations
 
 import io
 import struct
-from collections.abc import Mapping
 from typing import Any
 
 from ioh_tui.core.transcript import Image
-from ioh_tui.tools.base import ToolContext, ToolResult, arg_str
-from ioh_tui.tools.files import read_checked
 from ioh_tui.tools.vision import Vision
 
 EXTRA = "ioh-tui[images]"
@@ -177,36 +174,3 @@ def _has_alpha(image: Any) -> bool:
 def blind(model: str | None) -> str:
     """Why an image is not shown to `model`."""
     return f"the model {model or '(unnamed)'} is not known to accept images"
-
-
-async def view_image(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-    """Read `path` as read_file would, and attach it when the model takes images."""
-    rel = ctx.workspace.normalise(arg_str(args, "path"))
-    vision = ctx.vision
-    if vision is None:
-        return ToolResult(
-            f"[view_image {rel} refused] {blind(ctx.model)}, so nothing was attached (ocr reads "
-            "the text in an image).",
-            ok=False,
-            refused=True,
-        )
-    data = await read_checked(ctx, rel, "view_image")
-    if isinstance(data, ToolResult):
-        return data
-    media_type = sniff(data)
-    if media_type is None:
-        return ToolResult(
-            f"[view_image {rel} error] {rel} is not a PNG, JPEG, GIF or WebP image "
-            f"(by its first bytes; {len(data):,} bytes)",
-            ok=False,
-        )
-    try:
-        image, done = fitted(data, media_type, rel, vision)
-    except ImageError as exc:
-        return ToolResult(f"[view_image {rel} error] {rel}: {exc}", ok=False)
-    how = f"; {done}" if done else ""
-    return ToolResult(
-        f"[view_image {rel}] {SHOWN} {image.describe()}{how}",
-        images=(image,),
-        meta={"path": rel},
-    )

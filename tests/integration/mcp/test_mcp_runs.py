@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act, Effect
-from ioh_tui.engine import NewRun, Parts, RunResult, TaskContract, start
+from ioh_tui.core.events import Event
+from ioh_tui.engine import NewRun, Parts, Resume, RunResult, TaskContract, start
 from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import ApproveAll, Decision, DenyAll, Policy, Rule
 from ioh_tui.providers import ScriptedProvider
@@ -166,6 +168,46 @@ async def test_an_image_result_reaches_a_model_that_takes_images(project: Path) 
     # Bytes that are no image are described and not sent, whatever type they claim.
     assert not provider.requests[2].messages[-1].images
     assert "[image: image/png, 100 bytes] not shown: not a PNG, JPEG" in calls[1].output
+
+
+class Died(BaseException):
+    """The harness dying mid-step: no handler of the engine's records an outcome for it."""
+
+
+async def test_an_image_result_replayed_from_the_journal_keeps_its_image(project: Path) -> None:
+    # One step calls the photo tool, then echo; the harness dies as echo starts, so the step is
+    # never committed. Resuming replays the photo call from its journal entry (the server is not
+    # called again), and the model must be sent the image the first drive would have sent.
+    echo = {"name": "mcp__fx__echo", "arguments": {"text": "after"}}
+    turns = ({"tool_calls": [{"name": "mcp__fx__photo", "arguments": {}}, echo]}, {"text": "ok"})
+
+    def die_at_the_echo(event: Event) -> None:
+        if isinstance(event, ev.ToolCallStarted) and event.name == "mcp__fx__echo":
+            raise Died
+
+    async with Store.memory() as store:
+        parts = Parts(
+            scripted(*turns, model="claude-sonnet-4"),
+            store,
+            policy=Policy.default().allow_mcp("fx/*"),
+            sandbox=select("auto"),
+            mcp=(stdio_spec(tag=marker()),),
+            observers=(die_at_the_echo,),
+        )
+        with pytest.raises(Died):
+            await start(NewRun(TaskContract.workspace("use the tools", project)), parts)
+        (died,) = await store.runs()
+        provider = scripted(*turns, model="claude-sonnet-4")
+        done = await start(
+            Resume(died.id, None, {}), replace(parts, provider=provider, observers=())
+        )
+        calls = await store.tool_calls(died.id)
+    assert done.outcome == "finished", done.detail
+    (request,) = provider.requests  # step 1's turn was staged; step 2's is the first request
+    shown = [m for m in request.messages if m.role == "tool" and m.images]
+    assert [i.name for m in shown for i in m.images] == ["fx/photo image 1"]
+    assert shown[0].images[0].data.startswith(b"\x89PNG\r\n\x1a\n")
+    assert [(c.name, c.output) for c in calls][1] == ("mcp__fx__echo", "echo: after")
 
 
 async def test_a_long_result_is_capped_like_every_observation(project: Path) -> None:

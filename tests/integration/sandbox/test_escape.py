@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ioh_tui.sandbox import Capabilities, Limits, Sandbox, select
+from ioh_tui.sandbox.user import ROOT_USER_ENV
 
 from .conftest import script
 
@@ -56,6 +57,18 @@ for path in sys.argv[1:]:
 """
 
 
+@pytest.fixture
+def as_harness_user(rung: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The floor's documented reach is its user's: as root that user is nobody unless told.
+
+    These tests show what a floor command can do as the harness's own user; what it cannot do as
+    the unprivileged user a root harness gives it is in test_root_user.py.
+    """
+    if rung == "floor":
+        monkeypatch.setenv(ROOT_USER_ENV, "root")
+
+
+@pytest.mark.usefixtures("as_harness_user")
 async def test_writes_outside_workspace_fail(
     sandbox: Sandbox, caps: Capabilities, workspace: Path, tmp_path: Path
 ) -> None:
@@ -87,6 +100,7 @@ async def test_paths_may_be_given_as_strings(
     assert (workspace / "a.txt").read_text() == (cache / "b.txt").read_text() == "x"
 
 
+@pytest.mark.usefixtures("as_harness_user")
 async def test_private_tmp_is_private(
     sandbox: Sandbox, caps: Capabilities, workspace: Path, tmp_path: Path
 ) -> None:
@@ -138,6 +152,7 @@ async def test_no_capabilities_inside(
     assert result.stdout.split() == ["CapEff:", "0000000000000000"]
 
 
+@pytest.mark.usefixtures("as_harness_user")
 async def test_host_processes_are_invisible(
     sandbox: Sandbox, caps: Capabilities, workspace: Path
 ) -> None:

@@ -21,6 +21,7 @@ from ioh_tui.core.errors import ConfigError
 from ioh_tui.engine import TaskContract, run
 from ioh_tui.paths import default_store, store_files
 from ioh_tui.sandbox import select
+from ioh_tui.sandbox.user import ROOT_USER_ENV
 from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
 from tests.integration.engine.helpers import scripted
@@ -54,6 +55,9 @@ def outside_tmp() -> Iterator[Path]:
     if not base.is_dir() or base.resolve().is_relative_to("/tmp"):
         pytest.skip("no /var/tmp outside /tmp here")
     path = Path(tempfile.mkdtemp(prefix="ioh-hidden-", dir=base))
+    # Searchable by everyone, so a root harness's unprivileged commands meet the masks rather
+    # than a directory they cannot enter (test_root_user.py).
+    path.chmod(0o755)
     try:
         yield path
     finally:
@@ -103,8 +107,12 @@ async def test_commands_cannot_read_or_write_the_store_or_the_data_directory(
     assert list(home.iterdir()) and not (home / "planted").exists()
 
 
-async def test_the_floor_cannot_hide_the_store(outside_tmp: Path, tmp_path: Path) -> None:
-    # Documented in docs/security.md: on the floor (and `none`) commands see what the user sees.
+async def test_the_floor_cannot_hide_the_store(
+    outside_tmp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Documented in docs/security.md: on the floor (and `none`) commands see what the user sees
+    # (as root, with `root_user = root`: otherwise they run as nobody, who cannot read it).
+    monkeypatch.setenv(ROOT_USER_ENV, "root")
     custom = outside_tmp / "custom.db"
     async with Store.open(custom):
         result = await select("floor").run(

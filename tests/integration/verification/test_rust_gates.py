@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ioh_tui.sandbox import Limits, Sandbox, probe, select
+from ioh_tui.sandbox.user import ROOT_USER_ENV
 from ioh_tui.verification import (
     CompilesRust,
     EachCompilesRust,
@@ -154,6 +155,9 @@ async def test_rustc_that_cannot_choose_a_toolchain_is_errored_not_failed(
     empty = tmp_path / "rustup-home"
     empty.mkdir()
     monkeypatch.setenv("RUSTUP_HOME", str(empty))
+    # As the harness's own user: a root harness's floor command runs as nobody, to whom a
+    # toolchain home is read-only, and rustup then fails writing it before it gets to choose.
+    monkeypatch.setenv(ROOT_USER_ENV, "root")
     outcome = await CompilesRust().passes(Path("lib.rs"), GOOD, floor)
     assert outcome.status == "errored", outcome
     assert "rustc could not run: the toolchain refused to start" in outcome.detail

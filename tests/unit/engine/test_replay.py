@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from ioh_tui.core.transcript import ToolCall
+from ioh_tui.core.transcript import Image, ToolCall
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.decide import DecisionRules
-from ioh_tui.engine.recovery import INTERRUPTED, replay
+from ioh_tui.engine.recovery import INTERRUPTED, journal_form, replay
 from ioh_tui.engine.session import resumed_state
 from ioh_tui.policy import Policy
 from ioh_tui.store import Store
@@ -35,7 +35,13 @@ async def store() -> AsyncIterator[Store]:
 
 
 async def _journal(
-    store: Store, root: Path, call: ToolCall, *, intent: bool = False, result: bool = False
+    store: Store,
+    root: Path,
+    call: ToolCall,
+    *,
+    intent: bool = False,
+    result: bool = False,
+    done: ToolResult | None = None,
 ) -> dict[tuple[int, int], Any]:
     """The journal a resume reads back for step 1, after `call` (position 0) got this far."""
     contract = TaskContract.workspace("g", root, NoGate())
@@ -54,8 +60,8 @@ async def _journal(
         sha = content_hash("new\n")
         await store.note_intent(opened, {"path": "a.txt", "sha256": sha, "output": "wrote a.txt"})
     if result:
-        done = {"output": "wrote a.txt (4 bytes)", "ok": True, "refused": False, "changed": True}
-        await store.close_attempt(opened, done)
+        form = journal_form(done or ToolResult("wrote a.txt (4 bytes)", changed=True))
+        await store.close_attempt(opened, form)
     state, last = await resumed_state(store, run_id, contract, DecisionRules(Policy()), 0)
     assert last == 0
     return state.journal
@@ -95,3 +101,13 @@ async def test_a_different_call_at_that_position_runs(store: Store, tmp_path: Pa
 
     assert replay(journal, tmp_path, 1, 0, other) is None
     assert replay(journal, tmp_path, 1, 1, WRITE) is None
+
+
+async def test_a_finished_calls_images_come_back_with_it(store: Store, tmp_path: Path) -> None:
+    # An MCP tool's image rides on its result: a replayed call sends the model the same image.
+    call = ToolCall("c3", "mcp__fx__photo", {})
+    shown = Image("image/png", b"\x89PNG\r\n\x1a\n\x00\xff", "fx/photo image 1", 3, 2)
+    done = ToolResult("a grey photo", images=(shown,))
+    journal = await _journal(store, tmp_path, call, result=True, done=done)
+
+    assert replay(journal, tmp_path, 1, 0, call) == done

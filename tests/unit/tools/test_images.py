@@ -13,7 +13,8 @@ import pytest
 from PIL import Image as Pil
 
 from ioh_tui.policy import Policy
-from ioh_tui.tools.images import dimensions, sniff, view_image
+from ioh_tui.tools.images import dimensions, sniff
+from ioh_tui.tools.view import view_image
 from ioh_tui.tools.vision import ANTHROPIC, OPENAI, Vision, accepts_images, vision_of
 from ioh_tui.tools.workspace import Escape
 from tests.unit.tools.context import context
