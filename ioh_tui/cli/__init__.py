@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
     # Imports the engine: not for --version.
     from ioh_tui.cli.decide import add_decide_options
-    from ioh_tui.cli.options import add_run_options
+    from ioh_tui.cli.options import add_fleet_option, add_run_options
 
     parser = _Parser(
         prog="ioh-tui", description="Run and supervise AI coding agents from a task contract."
@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     exec_ = sub.add_parser("exec", help="a headless run")
     exec_.add_argument("goal")
     add_run_options(exec_)
+    add_fleet_option(exec_)
     exec_.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     exec_.add_argument(
         "--on-approval",
@@ -92,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--on-approval", choices=APPROVAL_CHOICES, default="deny")
     _add_approval_timeout(resume)
     add_run_options(resume)
+    add_fleet_option(resume)
 
     config = sub.add_parser(
         "config", help="the effective configuration, each value with its source"

@@ -37,6 +37,7 @@ from ioh_tui.engine import (
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.decide import request_from_row, save_remembered
+from ioh_tui.engine.tree import Fleet
 from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.sandbox.floor import key_exposure
@@ -206,6 +207,11 @@ def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
     approver = approver_for(args.on_approval, args.approval_timeout)
     run = configured_run(args, lambda line: say(f"ioh-tui: {line}", err=True))
+    if args.ray is not None and run.request.containment is None:
+        raise ConfigError(
+            "--ray places a tree's sub-agents: give a tree option too (--max-agents, ...)"
+        )
+    fleet = _fleet(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
@@ -218,10 +224,11 @@ def exec_command(args: argparse.Namespace) -> int:
             cancel=cancel,
             mcp=run.servers,
             hooks=run.hooks,
+            fleet=fleet,
         )
         return await start(run.request, parts)
 
-    return _run_headless(go, args, approver)
+    return _run_headless(go, args, approver, fleet)
 
 
 def resume_command(args: argparse.Namespace) -> int:
@@ -234,6 +241,7 @@ def resume_command(args: argparse.Namespace) -> int:
     policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
+    fleet = _fleet(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
@@ -260,6 +268,7 @@ def resume_command(args: argparse.Namespace) -> int:
             cancel=cancel,
             mcp=servers,
             hooks=hooks,
+            fleet=fleet,
         )
         try:
             result = await start(Resume(args.run_id, decision, overrides), parts)
@@ -271,7 +280,7 @@ def resume_command(args: argparse.Namespace) -> int:
         await asyncio.to_thread(settle, stored.root, result.outcome)
         return result
 
-    return _run_headless(go, args, approver)
+    return _run_headless(go, args, approver, fleet)
 
 
 async def pending_request(store: Store, run_id: int) -> ApprovalRow | None:
@@ -312,16 +321,33 @@ async def answer_live_run(
     return RunResult("finished", run_id, row.steps, row.tokens, "answered a live run's decision")
 
 
+def _fleet(args: argparse.Namespace) -> Fleet | None:
+    """The Ray cluster `--ray` names, joined (or started); None without `--ray`.
+
+    Ray is imported only here, and only when `--ray` is given (the `ray` extra).
+    """
+    if args.ray is None:
+        return None
+    from ioh_tui.fleet.placement import connect
+
+    return connect(args.ray)
+
+
 def _run_headless(
     start: Callable[[Store, CancelToken], Awaitable[RunResult]],
     args: argparse.Namespace,
     approver: Approver,
+    fleet: Fleet | None = None,
 ) -> int:
     async def main() -> RunResult:
         cancel = CancelToken()
         # A resume continues a recorded run: a missing or empty store is an error, not a new one.
-        async with Store.open(store_path(args), create=args.command == "exec") as store:
-            return await _with_signals(cancel, start(store, cancel), approver)
+        try:
+            async with Store.open(store_path(args), create=args.command == "exec") as store:
+                return await _with_signals(cancel, start(store, cancel), approver)
+        finally:
+            if fleet is not None:
+                await fleet.close()
 
     result = asyncio.run(main())
     return _report(result, args.json)

@@ -149,6 +149,16 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tree-token-budget", type=_positive_int)
 
 
+def add_fleet_option(p: argparse.ArgumentParser) -> None:
+    """`--ray ADDRESS`: where a tree's sub-agents run (the commands that run trees)."""
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run a tree's sub-agents on a Ray cluster: auto (a running one), local (start one "
+        "here), or an address (needs the ray extra; docs/scaling.md)",
+    )
+
+
 _T = TypeVar("_T")
 
 

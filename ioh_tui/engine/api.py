@@ -126,7 +126,7 @@ def _deps(
             run_id,
             parts.store,
             bus,
-            drive,
+            drive if parts.fleet is None else parts.fleet.driver(drive),
             agents=agents,
             spent=spent,
             raises=parts.raises,

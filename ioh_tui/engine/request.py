@@ -14,7 +14,7 @@ from ioh_tui.engine.budgets import BudgetRaises
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.cancel import CancelToken
 from ioh_tui.engine.contract import TaskContract
-from ioh_tui.engine.tree import Containment
+from ioh_tui.engine.tree import Containment, Fleet
 from ioh_tui.hooks import HookSet
 from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Approver, Decision, Policy
@@ -72,3 +72,5 @@ class Parts:
     """MCP servers started with each drive (the caller leaves out those not agreed to)."""
     hooks: HookSet | None = None
     """The configured hooks (None: none); a project's only once the user agreed to them."""
+    fleet: Fleet | None = None
+    """Where a tree's children are driven (None: in this process; `--ray`: a Ray cluster)."""

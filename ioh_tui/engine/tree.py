@@ -59,6 +59,22 @@ class Driver(Protocol):
         ...
 
 
+class Fleet(Protocol):
+    """Where a tree's children are driven, when not in this process (`ioh_tui.fleet`, `--ray`).
+
+    The seam between the tree and a cluster: the tree admits, counts and charges as ever, and
+    hands each admitted child to the fleet's driver instead of the loop's `drive`.
+    """
+
+    def driver(self, drive: Driver) -> Driver:
+        """The driver for the tree's children, given the loop's."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the cluster (whoever made the fleet calls it once the tree has ended)."""
+        ...
+
+
 class Settler(Protocol):
     """The loop's `resume_step`: finish a step paused on a decision, then drive on."""
 
