@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -233,6 +234,29 @@ async def test_the_none_sandbox_is_shown_loudly(tmp_path: Path) -> None:
         assert screen.has_class("-unsandboxed")
         assert screen.status.facts[0] == "UNSANDBOXED"
         assert "unconfined" in str(screen.query_one("#run-facts").render())
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a root harness's warning")
+async def test_a_contained_rung_that_keeps_uid_0_is_warned_across_the_top(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if "bwrap" not in probe():
+        pytest.skip("bwrap is not available here")
+    monkeypatch.setenv("IOH_TUI_SANDBOX_ROOT_USER", "root")
+    project = calc_project(tmp_path / "project")
+    run = AppRun(
+        NewRun(TaskContract.workspace("look", project)),
+        scripted({"text": "Nothing to do."}),
+        sandbox=select("bwrap"),
+    )
+    app = make_app(tmp_path / "store.db", run, clock=fixed_clock)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await finished(pilot)
+        warning = run_screen(app).query_one(RungWarning)
+        text = " ".join(str(warning.render()).split())
+        assert warning.display and warning.region.height > 0
+    assert text.startswith("WARNING: the harness runs as root and IOH_TUI_SANDBOX_ROOT_USER=root")
+    assert "uid 0" in text
 
 
 @pytest.mark.parametrize("rung", ["floor", "none", "bwrap"])

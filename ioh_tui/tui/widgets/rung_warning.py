@@ -1,5 +1,7 @@
 """RungWarning: a loud line across the run view while commands run on a rung that contains nothing.
 
+Also, under a root harness, on a contained rung whose commands keep uid 0 (docs/security.md).
+
 On the floor and `none` a command can reach the store (every run's transcript) and its key, your
 files and the network: the same warning `ioh-tui exec` prints, where the person is looking.
 """
@@ -45,10 +47,16 @@ class RungWarning(Static):
         super().__init__("", id=id, markup=False)
 
     def show(self, backend: str) -> None:
-        """Warn for `backend`, or hide when it contains its commands."""
+        """Warn for `backend`, or hide when it contains its commands as an unprivileged user."""
         text = rung_warning(backend)
+        exposure = key_exposure(backend)
+        if text is None and exposure is not None:
+            # A contained rung whose commands keep uid 0 under a root harness (it cannot start
+            # them as another user here, or IOH_TUI_SANDBOX_ROOT_USER=root): `exec` warns too.
+            text = f"WARNING: {exposure}"
+            exposure = None
         self.update(text or "")
         self.set_class(text is not None, "-shown")
         # Whether the keys are exposed too depends on the user (root) and the platform: said on
         # hover, so the line reads the same everywhere.
-        self.tooltip = key_exposure(backend)
+        self.tooltip = exposure
