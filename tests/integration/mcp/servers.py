@@ -30,7 +30,11 @@ def _visible_copy() -> Path:
     if not str(_SOURCE).startswith("/tmp/") or not Path("/var/tmp").is_dir():
         return _SOURCE
     folder = Path(tempfile.mkdtemp(prefix="ioh-mcp-fixture-", dir="/var/tmp"))
+    # mkdtemp makes it 0700: a root harness runs the server as an unprivileged user, who must
+    # be able to read it, as a checkout's own files are.
+    folder.chmod(0o755)
     shutil.copy(_SOURCE, folder / _SOURCE.name)
+    (folder / _SOURCE.name).chmod(0o644)
     atexit.register(shutil.rmtree, folder, True)
     return folder / _SOURCE.name
 
