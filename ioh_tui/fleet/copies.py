@@ -11,6 +11,7 @@ refused, and the parent reads which in the child's report.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -22,6 +23,8 @@ from pathlib import Path
 from ioh_tui.config.locations import PROJECT_DIR
 from ioh_tui.core.acts import Act, Effect
 from ioh_tui.policy import Policy
+from ioh_tui.tools.beneath import locate, open_in, write_spot
+from ioh_tui.tools.workspace import Escape
 
 MARKER_PREFIX = "fleet-marker-"
 """The marker's name in the workspace's `.ioh-tui/` (never part of a copy or a patch)."""
@@ -102,35 +105,55 @@ def changes(copy: Path, base: dict[str, str]) -> Patch:
 
 
 def apply(root: Path, patch: Patch, policy: Policy) -> Applied:
-    """Apply what the policy allows and what nobody changed meanwhile; say what was refused."""
+    """Apply what the policy allows and what nobody changed meanwhile; say what was refused.
+
+    Each file is reached as the tools reach one (`tools/beneath`): through directory descriptors
+    beneath the root, so a symlink planted on the way (by a command of another agent, say) is
+    refused rather than followed.
+    """
     done = Applied()
+    real_root = root.resolve()
     for change in patch.changes:
-        why = _refusal(root, change, policy)
+        why = _refusal(change, policy) or _written(real_root, change)
         if why is not None:
             done.refused.append((change.path, why))
-            continue
-        target = root / change.path
-        if change.content is None:
-            target.unlink(missing_ok=True)
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(change.content)
-        done.applied.append(change.path)
+            done.applied.append(change.path)
     return done
 
 
-def _refusal(root: Path, change: Change, policy: Policy) -> str | None:
+def _refusal(change: Change, policy: Policy) -> str | None:
     parts = Path(change.path).parts
     if Path(change.path).is_absolute() or ".." in parts or parts[:1] == (PROJECT_DIR,):
         return "outside the workspace"
-    target = root / change.path
-    if target.is_symlink() or not target.resolve().is_relative_to(root.resolve()):
-        return "a link on the root's side"
     if policy.explain(Act.WRITE, change.path).effect is Effect.DENY:
         return "the policy denies the write"
-    current = _digest(target) if target.is_file() else None
-    if current != change.base:
-        return "changed meanwhile by another agent"
+    return None
+
+
+def _written(root: Path, change: Change) -> str | None:
+    """Make the change if the file is as the child found it; else why not."""
+    try:
+        spot = locate(root, change.path, make_dirs=change.content is not None)
+    except (Escape, OSError):
+        return "a link on the root's side"
+    with spot:
+        if spot.real != change.path:
+            return "a link on the root's side"
+        try:
+            with os.fdopen(open_in(spot), "rb") as handle:
+                current: str | None = hashlib.file_digest(handle, "sha256").hexdigest()
+        except FileNotFoundError:
+            current = None
+        except OSError:
+            return "not a file on the root's side"
+        if current != change.base:
+            return "changed meanwhile by another agent"
+        if change.content is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(spot.name, dir_fd=spot.dir_fd)
+        else:
+            write_spot(spot, change.content)
     return None
 
 

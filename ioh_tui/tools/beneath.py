@@ -252,7 +252,7 @@ def read_spot(spot: Spot, limit: int) -> bytes:
         os.close(fd)
 
 
-def write_spot(spot: Spot, content: str) -> None:
+def write_spot(spot: Spot, content: str | bytes) -> None:
     """Replace the file a spot names atomically: a temporary beside it, renamed over it.
 
     Both live in the directory the walk checked (`dir_fd`), so the rename cannot land elsewhere; a
@@ -269,8 +269,8 @@ def write_spot(spot: Spot, content: str) -> None:
             mode = stat.S_IMODE(info.st_mode)
     tmp, fd = _temporary(spot)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(content)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
             os.fchmod(handle.fileno(), mode)
         os.rename(tmp, spot.name, src_dir_fd=spot.dir_fd, dst_dir_fd=spot.dir_fd)
     except BaseException:
