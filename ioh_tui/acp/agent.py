@@ -8,6 +8,10 @@ that run continued (the decision is asked again); its events
 stream as updates (`updates.py`), its asks become permission requests (`permission.py`).
 `session/load` takes a run id (`42` or `run-42`, as `ioh-tui runs` lists them) or a session of
 this process, and replays it (`replay.py`).
+
+Just over 400 lines: the protocol's methods share one session table and its run bookkeeping;
+the translations each method needs already live beside it (`updates.py`, `permission.py`,
+`replay.py`, `runs.py`).
 """
 
 from __future__ import annotations
