@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
 
@@ -54,8 +55,9 @@ class EventBus:
 class EventLog:
     """An observer that appends events to the store's event log from a background task.
 
-    `emit` only queues; the writer takes everything queued at once and writes it in one batch
-    (a tree of agents emits thousands of events, and each store call is a thread round trip).
+    `emit` only queues; the writer waits up to `BATCH_S` after an event, then takes everything
+    queued at once and writes it in one batch (a tree of agents emits thousands of events, and
+    each store call is a thread round trip).
     `drain()` waits until everything queued is written.
     """
 
@@ -98,13 +100,10 @@ class EventLog:
                     self._queue.task_done()
 
     async def _more_or_drain(self) -> None:
-        self._woken = asyncio.Event()
-        try:
-            await asyncio.wait_for(self._woken.wait(), BATCH_S)
-        except TimeoutError:
-            pass
-        finally:
-            self._woken = None
+        self._woken = woken = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(woken.wait(), BATCH_S)
+        self._woken = None
 
     async def drain(self) -> None:
         """Write everything queued so far, then stop the writer."""
