@@ -57,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="supervise a new run in the app")
     run.add_argument("goal")
     add_run_options(run)
+    add_fleet_option(run)
 
     exec_ = sub.add_parser("exec", help="a headless run")
     exec_.add_argument("goal")
@@ -230,6 +231,7 @@ def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
     from ioh_tui.cli.decide import check_decide, decision_of, needs_request
     from ioh_tui.cli.extensions import for_workspace, run_extensions
+    from ioh_tui.cli.fleet import connect_fleet, need_a_tree
     from ioh_tui.cli.mcp_command import start_screen_lister
     from ioh_tui.cli.options import (
         budget_overrides,
@@ -266,8 +268,11 @@ def _app(args: argparse.Namespace) -> int:
         policy = build_policy(args, contract_policy)
         sandbox = build_sandbox(args)
         new = NewRun(contract, build_containment(args), driver_options(args))
+        need_a_tree(args, new.containment)
         hooks, servers = run_extensions(args, contract.root)
-        run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks)
+        # Joined (or started) last, once every option reads: the app lets go of it with the run.
+        fleet = connect_fleet(args)
+        run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet)
 
         def agreed() -> AppRun:
             # What the person agrees to in the trust modal is used: policy, hooks and servers.
@@ -296,7 +301,10 @@ def _app(args: argparse.Namespace) -> int:
         request = Resume(args.run_id, decision, budget_overrides(args))
         root = stored_root(args, store)
         hooks, servers = run_extensions(args, root)
-        run = AppRun(request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks)
+        fleet = connect_fleet(args)
+        run = AppRun(
+            request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet
+        )
 
         def agreed_on_resume() -> AppRun:
             hooks, servers = run_extensions(args, root)

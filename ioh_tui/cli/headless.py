@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ioh_tui.cli.decide import check_decide, decision_of, needs_request
 from ioh_tui.cli.extensions import run_extensions
+from ioh_tui.cli.fleet import connect_fleet, need_a_tree
 from ioh_tui.cli.new_run import configured_run
 from ioh_tui.cli.options import (
     budget_overrides,
@@ -207,11 +208,8 @@ def exec_command(args: argparse.Namespace) -> int:
     """`ioh-tui exec GOAL ...`."""
     approver = approver_for(args.on_approval, args.approval_timeout)
     run = configured_run(args, lambda line: say(f"ioh-tui: {line}", err=True))
-    if args.ray is not None and run.request.containment is None:
-        raise ConfigError(
-            "--ray places a tree's sub-agents: give a tree option too (--max-agents, ...)"
-        )
-    fleet = _fleet(args)
+    need_a_tree(args, run.request.containment)
+    fleet = connect_fleet(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         parts = Parts(
@@ -241,7 +239,7 @@ def resume_command(args: argparse.Namespace) -> int:
     policy = build_policy(args, None, files=False) if args.policy else None
     sandbox = build_sandbox(args)
     workspace = Path(args.workspace).resolve() if args.workspace else None
-    fleet = _fleet(args)
+    fleet = connect_fleet(args)
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
@@ -319,18 +317,6 @@ async def answer_live_run(
     )
     row = await store.run(run_id)
     return RunResult("finished", run_id, row.steps, row.tokens, "answered a live run's decision")
-
-
-def _fleet(args: argparse.Namespace) -> Fleet | None:
-    """The Ray cluster `--ray` names, joined (or started); None without `--ray`.
-
-    Ray is imported only here, and only when `--ray` is given (the `ray` extra).
-    """
-    if args.ray is None:
-        return None
-    from ioh_tui.fleet.placement import connect
-
-    return connect(args.ray)
 
 
 def _run_headless(

@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +29,7 @@ from ioh_tui.engine.contract import RunResult
 from ioh_tui.engine.session import resumed_state
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.engine.tree import Driver
+from ioh_tui.fleet.census import Census, NodeFacts, census_of
 from ioh_tui.fleet.copies import Patch, apply, marker, pack
 from ioh_tui.fleet.server import Mailbox, Server
 from ioh_tui.fleet.worker import ChildWorker, Done, spec_for
@@ -37,6 +40,8 @@ MAX_RESTARTS = 3
 Workspaces = Literal["auto", "shared", "copy"]
 """How children reach the root's workspace: found out per node, or forced."""
 
+ANSWER_S = 5.0
+"""How long `--ray HOST:PORT` waits for the cluster's head to accept a connection."""
 MISSING_EXTRA = "--ray needs the ray extra: pip install 'ioh-tui[ray]'"
 
 
@@ -60,16 +65,33 @@ def connect(
         import ray
     except ImportError:
         raise ConfigError(MISSING_EXTRA) from None
-    started = not ray.is_initialized()
-    if started:
-        options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
-        if address == "local":
-            options.update(include_dashboard=False, _node_ip_address="127.0.0.1")
-        try:
-            ray.init(address=address, **options)
-        except (ConnectionError, ValueError, RuntimeError) as exc:
-            raise ConfigError(f"--ray {address}: {exc}") from None
-    return RayFleet(cpus_per_child, started, workspaces)
+    if ray.is_initialized():  # joined already (the tests' cluster): used as it is
+        return RayFleet(cpus_per_child, False, workspaces)
+    if address not in ("auto", "local"):
+        _answers(address)
+    options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address == "local":
+        options.update(include_dashboard=False, _node_ip_address="127.0.0.1")
+    try:
+        ray.init(address=address, **options)
+    except (ConnectionError, ValueError, RuntimeError) as exc:
+        raise ConfigError(f"--ray {address}: {exc}") from None
+    return RayFleet(cpus_per_child, True, workspaces)
+
+
+def _answers(address: str) -> None:
+    """Refuse at once an address where nothing listens (Ray itself retries for minutes).
+
+    Raises:
+        ConfigError: Nothing accepts a connection at `address` (HOST:PORT).
+    """
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ConfigError(f"--ray {address}: give auto, local or HOST:PORT")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=ANSWER_S).close()
+    except OSError as exc:
+        raise ConfigError(f"--ray {address}: no cluster answers there ({exc})") from None
 
 
 @dataclass(slots=True)
@@ -81,7 +103,7 @@ class RayFleet:
     """Whether `connect` started Ray here (then `close` shuts it down)."""
     workspaces: Workspaces = "auto"
     placed: dict[int, str] = field(default_factory=dict)
-    """The node each child last ran on, by run id."""
+    """The node each child runs on, or last ran on, by run id (set as its actor starts it)."""
     restarts: int = 0
     """Children resumed on a new actor after theirs died."""
     busy: dict[int, Any] = field(default_factory=dict)
@@ -90,6 +112,8 @@ class RayFleet:
     _mailbox: Any = None
     _idle: list[_Member] = field(default_factory=list)
     _markers: dict[Path, tuple[str, str]] = field(default_factory=dict)
+    _ray_lock: threading.Lock = field(default_factory=threading.Lock)
+    """Held by `census` (another thread) and by the shutdown in `close`."""
 
     @property
     def served(self) -> int:
@@ -110,6 +134,7 @@ class RayFleet:
                 server.open(p, epoch)
                 member = await self._member()
                 try:
+                    self.placed[p.run_id] = await self._where(member)
                     copy = await self._copy(member, p)
                     done = await self._run(member.actor, p, s, start, recheck, epoch, copy)
                 except _lost() as exc:
@@ -181,6 +206,31 @@ class RayFleet:
         self._server.start()
         return self._server
 
+    async def _where(self, member: _Member) -> str:
+        """The node an actor runs on (asked once: it waits for the actor to have started)."""
+        if member.node is None:
+            member.node = str(await member.actor.node.remote())
+        return member.node
+
+    def census(self) -> Census | None:
+        """The cluster now: alive nodes, free and total CPUs, node labels (None: Ray is shut down).
+
+        Blocking (Ray asks its control store): the app calls it in a thread, never in its loop.
+        """
+        import ray
+
+        with self._ray_lock:
+            if not ray.is_initialized():
+                return None
+            nodes = [
+                NodeFacts(str(n["NodeID"]), str(n.get("NodeManagerAddress", "")), bool(n["Alive"]))
+                for n in ray.nodes()  # type: ignore[no-untyped-call]
+            ]
+            free = float(ray.available_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+            total = float(ray.cluster_resources().get("CPU", 0.0))  # type: ignore[no-untyped-call]
+            here = str(ray.get_runtime_context().get_node_id())
+        return census_of(nodes, here, free, total)
+
     async def _copy(self, member: _Member, p: Deps) -> bytes | None:
         """The workspace packed for an actor whose node does not share it (None: it does)."""
         root = p.workspace.root
@@ -237,7 +287,8 @@ class RayFleet:
             await asyncio.to_thread(Path(path).unlink, missing_ok=True)
         self._markers.clear()
         if self.owns_cluster:
-            ray.shutdown()
+            with self._ray_lock:
+                ray.shutdown()
 
 
 @dataclass(slots=True)
@@ -246,6 +297,8 @@ class _Member:
 
     actor: Any
     shares: bool | None = None
+    node: str | None = None
+    """The node it runs on (None: not asked)."""
 
 
 def _said(history: list[Message]) -> str:

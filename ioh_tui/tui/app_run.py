@@ -21,6 +21,7 @@ from ioh_tui.mcp import ServerSpec
 from ioh_tui.policy import Policy
 from ioh_tui.providers.base import Provider
 from ioh_tui.sandbox.base import Sandbox
+from ioh_tui.tui.cluster import AppFleet, ClusterView
 from ioh_tui.verification import NoGate
 
 
@@ -42,6 +43,8 @@ class AppRun:
     """The MCP servers the run starts."""
     hooks: HookSet | None = None
     """The configured hooks (None: none)."""
+    fleet: AppFleet | None = None
+    """Where the tree's sub-agents run (`--ray`; None: here). Closed when the run ends."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,8 @@ class RunContext:
     """The success criterion's description; None when the run has none."""
     label: str
     """The model as shown on screen."""
+    cluster: ClusterView | None = None
+    """The cluster the tree's sub-agents run on (`--ray`; None: they run in this process)."""
 
 
 def run_context(contract: TaskContract, run: AppRun) -> RunContext:
@@ -102,4 +107,4 @@ def run_context(contract: TaskContract, run: AppRun) -> RunContext:
         None if isinstance(contract.verification, NoGate) else contract.verification.describe()
     )
     label = run.label or f"{run.provider.model or 'unknown model'} via {run.provider.name}"
-    return RunContext(goal=contract.goal, root=contract.root, criterion=criterion, label=label)
+    return RunContext(contract.goal, contract.root, criterion, label, run.fleet)

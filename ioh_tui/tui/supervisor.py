@@ -205,10 +205,13 @@ async def drive(
                 raises=raises,
                 mcp=run.mcp,
                 hooks=run.hooks,
+                fleet=run.fleet,
             )
             result = await start(request, parts)
             # The demo's directory stays while a decision waits on its run; otherwise it goes.
             await asyncio.to_thread(settle, contract.root, result.outcome)
             return result
         finally:
+            if run.fleet is not None:  # as `exec --ray`: the cluster is let go of with the run
+                await run.fleet.close()
             await run.provider.aclose()

@@ -26,8 +26,10 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, Static, Tree
 
 from ioh_tui.core import events as ev
+from ioh_tui.fleet.census import HERE, Census
 from ioh_tui.policy.types import Rule
 from ioh_tui.tui.app_run import RunContext
+from ioh_tui.tui.cluster import cluster_text, follow
 from ioh_tui.tui.describe import extension_line, one_line
 from ioh_tui.tui.history import History
 from ioh_tui.tui.memory import stored_notes, stored_summary
@@ -242,6 +244,21 @@ class RunScreen(Screen[None]):
         # The panes follow the workspace and the commands for as long as the engine runs.
         self.query_one(FileChanges).watch_workspace(context.root, until=self.run.engine)
         self.query_one(Processes).follow(until=self.run.engine)
+        if context.cluster is not None and self.run.engine is not None:
+            self.run_worker(
+                follow(context.cluster, self.run.engine, self._on_cluster),
+                group="cluster",
+                description="count the cluster the tree runs on",
+                exit_on_error=False,
+            )
+
+    def _on_cluster(self, census: Census | None, nodes: dict[int, str]) -> None:
+        """The cluster in the status line, each agent's node in the tree (the root's is here)."""
+        if census is not None:
+            self.status.cluster = cluster_text(census)
+        if self.run_id is not None:
+            nodes[self.run_id] = HERE
+        self.agent_tree.place(nodes)
 
     def _facts(self, *, sandbox: str, provider: str = "", instructions: str | None = None) -> None:
         if self._run_context is None:

@@ -79,6 +79,8 @@ class AgentRow:
     tokens: int = 0
     outcome: str = ""
     """How the agent ended, once it has."""
+    node: str = ""
+    """The cluster node it runs on (`--ray`; `here`: the root's); empty: not on a cluster."""
 
 
 @dataclass(slots=True)
@@ -106,7 +108,7 @@ def agent_label(row: AgentRow) -> Text:
     """One agent's line: glyph, id, state, goal, activity, spend."""
     label = Text()
     label.append(f"{GLYPHS[row.state]} agent {row.agent_id} ", style=STYLES.get(row.state, ""))
-    label.append(state_words(row), style=STYLES.get(row.state, ""))
+    label.append(state_words(row) + at_node(row), style=STYLES.get(row.state, ""))
     if row.goal:
         label.append(f" · {one_line(row.goal, GOAL_WIDTH)}")
     if row.state in ("running", "waiting") and row.activity:
@@ -122,6 +124,11 @@ def state_words(row: AgentRow) -> str:
     return STATE_WORDS[row.state]
 
 
+def at_node(row: AgentRow) -> str:
+    """` @node` after the state, for an agent of a tree on a cluster."""
+    return f" @{row.node}" if row.node else ""
+
+
 def root_label(row: AgentRow | None, ledger: Ledger) -> Text:
     """The root's line: its state plus the tree-wide ledger against the tree's ceiling.
 
@@ -131,7 +138,7 @@ def root_label(row: AgentRow | None, ledger: Ledger) -> Text:
     label = Text()
     if row is not None:
         style = STYLES.get(row.state, "")
-        label.append(f"{GLYPHS[row.state]} root {state_words(row)} · ", style)
+        label.append(f"{GLYPHS[row.state]} root {state_words(row)}{at_node(row)} · ", style)
     ceiling = (
         f"/{compact(ledger.token_ceiling)} tok (ceiling)"
         if ledger.token_ceiling is not None
@@ -220,6 +227,14 @@ class AgentTree(Tree[int | None]):
             case _:
                 return
         self._dirty.add(row.agent_id)
+
+    def place(self, nodes: dict[int, str]) -> None:
+        """Take each agent's node label (`--ray`); only marks what changed."""
+        for agent, node in nodes.items():
+            row = self.rows.get(agent)
+            if row is not None and row.node != node:
+                row.node = node
+                self._dirty.add(agent)
 
     def flush(self) -> None:
         """Redraw the labels of the agents that changed, adding nodes for newly started ones."""

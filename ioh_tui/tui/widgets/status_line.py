@@ -23,6 +23,8 @@ class StatusLine(Widget):
     """How the run ended, once it has."""
     facts: reactive[tuple[str, ...]] = reactive(())
     """Model, provider, sandbox...: most important first, dropped from the end when narrow."""
+    cluster: reactive[str] = reactive("")
+    """The Ray cluster the tree runs on (`--ray`), shown after the first fact; empty: none."""
 
     @property
     def status(self) -> str:
@@ -60,7 +62,8 @@ class StatusLine(Widget):
             return Text(status[: max(0, width - 1)] + "…", style="bold")
         line = Text(status, style="bold")
         shown: list[str] = []
-        for fact in self.facts:
+        facts = [*self.facts[:1], self.cluster, *self.facts[1:]] if self.cluster else self.facts
+        for fact in facts:
             candidate = " · ".join([*shown, fact])
             if len(status) + 3 + len(candidate) > width:
                 break

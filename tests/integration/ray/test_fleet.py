@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,8 @@ from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
 from tests.integration.engine.helpers import Recorder
 from tests.integration.engine.test_tree import tree_model
+from tests.snapshots.apps.fleet import writers_app
+from tests.tui.harness import finished, modal, run_screen, until
 
 # The session's fleet (`conftest.py`): every test runs in the session's loop.
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
@@ -399,3 +403,36 @@ async def test_exec_with_ray_address_runs_the_tree_on_the_cluster(
     finished = [e for e in events if e["event"] == "agent_finished"]
     assert [e["outcome"] for e in finished] == ["finished", "finished"]
     assert events[-1]["event"] == "run_finished" and events[-1]["outcome"] == "finished"
+
+
+async def test_the_app_shows_each_agents_node_and_the_cluster_and_asks_remote_writes(
+    fleet: RayFleet, tmp_path: Path
+) -> None:
+    # Last in the file: the app lets go of the fleet when its run ends (its actors are ended).
+    app = writers_app(tmp_path, 3, fleet=fleet)
+    async with app.run_test(size=(160, 40)) as pilot:
+        for _ in range(3):  # each remote child's write is asked in the app's modal
+            await modal(pilot)
+            await pilot.press("y")
+        await finished(pilot)
+        screen = run_screen(app)
+        tree = screen.agent_tree
+        await until(pilot, lambda: all(r.node for r in tree.rows.values()) and not tree._dirty)
+        labels = {agent: str(node.label) for agent, node in tree.nodes_by_agent.items()}
+        root, cluster = str(tree.root.label), screen.status.cluster
+        status = str(screen.status.render())
+    assert screen.outcome == "finished"
+    census = fleet.census()
+    assert census is not None and census.nodes == 2
+    # Each child's line names the node it ran on; the root runs here.
+    assert all(value for value in _named(labels, fleet, census.labels).values()), labels
+    assert "root done @here ·" in root
+    assert re.fullmatch(r"ray 2 nodes · [0-9.]+/4 CPUs free", cluster) and cluster in status
+    assert sorted(p.name for p in (tmp_path / "project" / "notes").iterdir()) == [
+        f"child{i}.md" for i in range(3)
+    ]
+
+
+def _named(labels: dict[int, str], fleet: RayFleet, nodes: Mapping[str, str]) -> dict[int, bool]:
+    """Whether each agent's line names the node the fleet placed it on."""
+    return {a: f" @{nodes[fleet.placed[a]]} · " in text for a, text in labels.items()}

@@ -12,6 +12,7 @@ from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.app_run import AppRun
+from ioh_tui.tui.cluster import AppFleet
 from ioh_tui.tui.factory import make_app
 from tests.tui.harness import READ_CALC, USAGE, calc_project, fixed_clock
 
@@ -31,10 +32,13 @@ def writer(i: int, delay_ms: int = 0) -> dict[str, Any]:
     }
 
 
-def writers_app(tmp_path: Path, children: int, *, stagger_ms: int = 0) -> IohApp:
+def writers_app(
+    tmp_path: Path, children: int, *, stagger_ms: int = 0, fleet: AppFleet | None = None
+) -> IohApp:
     """A tree whose children all ask to write at about the same time (detached spawns).
 
     `stagger_ms` delays child i's first turn by i times that, so they ask in order (pictures).
+    `fleet`: the children run there (`--ray`).
     """
     project = calc_project(tmp_path / "project")
     spawns = [
@@ -58,6 +62,7 @@ def writers_app(tmp_path: Path, children: int, *, stagger_ms: int = 0) -> IohApp
         Policy.default(),
         select("floor"),
         label="scripted test model",
+        fleet=fleet,
     )
     app = make_app(
         tmp_path / "store.db",
