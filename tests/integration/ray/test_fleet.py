@@ -29,7 +29,7 @@ from ioh_tui.engine.api import start
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.contract import RunResult
 from ioh_tui.engine.request import NewRun, Parts
-from ioh_tui.fleet.placement import RayFleet
+from ioh_tui.fleet.placement import RayFleet, connect
 from ioh_tui.policy import Approver, Decision, Policy
 from ioh_tui.policy.approver import WaitApprover
 from ioh_tui.providers import ScriptedProvider
@@ -39,6 +39,7 @@ from ioh_tui.store import Store
 from ioh_tui.verification import NoGate
 from tests.integration.engine.helpers import Recorder
 from tests.integration.engine.test_tree import tree_model
+from tests.integration.ray.conftest import NODE_CPUS
 from tests.snapshots.apps.fleet import writers_app
 from tests.tui.harness import finished, modal, run_screen, until
 
@@ -436,3 +437,45 @@ async def test_the_app_shows_each_agents_node_and_the_cluster_and_asks_remote_wr
 def _named(labels: dict[int, str], fleet: RayFleet, nodes: Mapping[str, str]) -> dict[int, bool]:
     """Whether each agent's line names the node the fleet placed it on."""
     return {a: f" @{nodes[fleet.placed[a]]} · " in text for a, text in labels.items()}
+
+
+async def test_a_node_lost_mid_child_ends_as_an_undisturbed_run(
+    cluster: Any, project: Path
+) -> None:
+    # Last in the file: the lost node stays listed (dead) in the session's cluster.
+    containment = Containment(max_total_agents=8, max_concurrent=4, max_depth=1)
+    async with Store.memory() as calm:  # undisturbed, and in this process: the same outcome
+        model = tree_model(4, child=SLOW_CHILD)
+        undisturbed = await start(
+            NewRun(TaskContract.workspace("split", project, NoGate()), containment),
+            Parts(model, calm, policy=Policy.permissive(), sandbox=select("floor")),
+        )
+        calm_tree = await _shape(calm, undisturbed.run_id)
+    # Started here, not in a thread: Ray sets signal handlers as it starts a node.
+    third = cluster.add_node(num_cpus=NODE_CPUS, node_ip_address="127.0.0.1")
+    # A fleet of its own: its new actors spread over the three nodes, some on the one to lose.
+    own = connect("auto", cpus_per_child=0.25)
+    seen = Recorder()
+    try:
+        async with Store.memory() as store:
+            model = tree_model(4, child=SLOW_CHILD)
+            run = asyncio.ensure_future(_tree(own, store, project, model, containment, seen=seen))
+            # Stop the node (its raylet and its workers) once a child on it has committed a step.
+            while not any(
+                e.agent_id in own.busy and own.placed.get(e.agent_id) == third.node_id
+                for e in seen.of("step_finished")
+            ):
+                assert not run.done(), "no child was placed on the third node"
+                await asyncio.sleep(0.02)
+            cluster.remove_node(third, allow_graceful=False)
+            result = await run
+            shaken_tree = await _shape(store, result.run_id)
+    finally:
+        await own.close()
+    assert own.restarts > 0
+    assert (result.outcome, result.steps, result.tokens) == (
+        undisturbed.outcome,
+        undisturbed.steps,
+        undisturbed.tokens,
+    )
+    assert shaken_tree == calm_tree
