@@ -110,3 +110,18 @@ def test_ray_local_starts_a_cluster_for_the_run_and_stops_it(tmp_path: Path, pro
     said = done.stderr.splitlines()
     # The one child ran on the started cluster's one node, which is gone once the run has ended.
     assert "PLACED 1 ON 1" in said and said[-2:] == ["RAY-IMPORTED", "RAY-DOWN"]
+
+
+def test_resume_in_the_app_joins_the_cluster_before_it_opens(tmp_path: Path, project: Path) -> None:
+    assert _exec(tmp_path, project, "show", "--max-agents", "2").returncode == 0
+    resumed = subprocess.run(
+        [
+            sys.executable, "-c", PROGRAM, "hide", "resume", "1",
+            "--store", str(tmp_path / "store.db"), "--ray", "auto",
+        ],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert resumed.returncode == 2
+    assert resumed.stderr.splitlines()[0] == (
+        "ioh-tui: --ray needs the ray extra: pip install 'ioh-tui[ray]'"
+    )
