@@ -11,7 +11,6 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import aiosqlite.core
 import pytest
 
 from ioh_tui.core.errors import ResumeError
@@ -145,11 +144,12 @@ def test_a_cancel_during_the_connect_leaves_no_thread_posting_to_a_closed_loop(
     path = tmp_path / "runs.db"
     connect = sqlite3.connect
 
-    def slow(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+    def slow(*args: Any, **kwargs: Any) -> Any:
         time.sleep(0.3)
         return connect(*args, **kwargs)
 
-    monkeypatch.setattr(aiosqlite.core.sqlite3, "connect", slow)
+    # aiosqlite's connector calls `sqlite3.connect` on its thread: the same module object.
+    monkeypatch.setattr(sqlite3, "connect", slow)
     failed: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", failed.append)
     before = set(_worker_threads())
