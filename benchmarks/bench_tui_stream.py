@@ -84,7 +84,13 @@ class TokenStream:
 
 
 def contract(root: Path) -> TaskContract:
-    return TaskContract.workspace("stream a long answer", root).with_max_steps(1)
+    """One turn: the model calls no tool, so the run ends after it.
+
+    No one-step budget: the app offers to raise a step budget from 80 % of it, and the engine
+    holds the next model call for the answer (up to two minutes, `engine/budgets.OFFER_WAIT_S`).
+    A one-step budget is offered before the only call, which then waited out the whole hold.
+    """
+    return TaskContract.workspace("stream a long answer", root)
 
 
 async def headless(root: Path, db: Path) -> tuple[float, RunResult]:
