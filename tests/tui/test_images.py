@@ -1,0 +1,155 @@
+"""An attached image drawn under its call (the `graphics` extra), its full-size view, its text."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image as Pil
+from textual.widgets import Static
+
+from ioh_tui.providers import ScriptedProvider
+from ioh_tui.providers.testing.scenario import parse_scenario
+from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.pictures import cells
+from ioh_tui.tui.screens.image import ImageModal
+from ioh_tui.tui.screens.run import RunScreen
+from ioh_tui.tui.widgets import image_view
+from ioh_tui.tui.widgets.image_view import HINT, THUMB_ROWS, ImageShelf, graphics
+from ioh_tui.tui.widgets.tool_call import ToolCall
+from tests.tui.harness import build, finished, run_screen, until
+
+SIZE = (100, 30)
+
+
+def chart(path: Path) -> bytes:
+    """A 64x32 PNG: red on the left, blue on the right."""
+    image = Pil.new("RGB", (64, 32), (220, 30, 30))
+    image.paste((30, 30, 220), (32, 0, 64, 32))
+    image.save(path)
+    return path.read_bytes()
+
+
+def broken(path: Path) -> None:
+    """A PNG header (so `view_image` sends it) over bytes no decoder reads."""
+    header = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + (8).to_bytes(4, "big") * 2
+    path.write_bytes(header + b"\x08\x02\x00\x00\x00" + b"\xde\xad" * 40)
+
+
+def looks(tmp_path: Path, *paths: str, steps: int = 1) -> IohApp:
+    """The app over a run whose model (one that takes images) looks at `paths`."""
+    look = [{"name": "view_image", "arguments": {"path": p}} for p in paths]
+    turns: list[dict[str, Any]] = (
+        [{"tool_calls": look}] if steps == 1 else [{"tool_calls": [c]} for c in look]
+    )
+    provider = ScriptedProvider(
+        parse_scenario({"model": "claude-sonnet-4", "turns": [*turns, {"text": "seen"}]})
+    )
+    return build(tmp_path, provider=provider, criterion=None)
+
+
+def line(name: str, size: int, dims: str) -> str:
+    return f"▣ image {name}: {size:,} bytes, {dims} (image/png)"
+
+
+def lines_of(shelf: ImageShelf) -> str:
+    return str(shelf.query_one(".image-lines", Static).render())
+
+
+async def test_a_viewed_image_is_drawn_under_its_call_and_opens_at_the_panes_size(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    data = chart(project / "chart.png")
+    broken(project / "broken.png")
+    drawing = graphics()
+    assert drawing is not None  # the test extra installs textual-image
+    app = looks(tmp_path, "chart.png", "broken.png")
+    async with app.run_test(size=SIZE) as pilot:
+        await finished(pilot)
+        first, second = run_screen(app).query(ToolCall)
+        shelf, spoilt = first.query_one(ImageShelf), second.query_one(ImageShelf)
+        await until(pilot, lambda: shelf.drawn == 1)
+        (thumb,) = shelf.query(".image-thumb")
+        # Eight rows tall (cells twice as tall as wide: 64x32 pixels take 32 columns), and
+        # the text line stays above it.
+        assert type(thumb) is drawing.widget
+        assert (thumb.size.width, thumb.size.height) == (32, THUMB_ROWS)
+        # Drawn in half blocks here (no terminal to ask): red on the left, blue on the right.
+        row = [(seg.text, seg.style) for seg in thumb.render_line(0) if seg.text.strip()]
+        assert [text for text, _ in row] == ["▀"] * 32
+        colours = [style.color.triplet if style and style.color else None for _, style in row]
+        assert set(colours[:14]) == {(220, 30, 30)} and set(colours[-14:]) == {(30, 30, 220)}
+        assert lines_of(shelf) == line("chart.png", len(data), "64x32")
+        # Bytes no decoder reads: the text line, no image, no traceback, the app goes on.
+        await app.workers.wait_for_complete()
+        assert spoilt.drawn == 0 and not spoilt.query(".image-thumb")
+        assert lines_of(spoilt).startswith("▣ image broken.png:")
+        # The image's bytes never reach the screen as text.
+        assert base64.b64encode(data)[:24].decode() not in app.export_screenshot()
+
+        first.focus()
+        await pilot.press("i")
+        await until(pilot, lambda: isinstance(app.screen, ImageModal))
+        modal = app.screen
+        assert isinstance(modal, ImageModal)
+        await until(pilot, lambda: bool(modal.query(".image-full")))
+        full = modal.query_one(".image-full")
+        frame = modal.query_one("#image-frame").content_size
+        # As large as the frame allows, its shape kept.
+        want = cells(64, 32, cols=frame.width, rows=frame.height, aspect=drawing.aspect)
+        assert (full.size.width, full.size.height) == want
+        assert want[0] == frame.width or want[1] == frame.height
+        assert want[0] > 32
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        assert app.screen is run_screen(app)
+
+
+async def test_without_the_extra_images_stay_text_and_the_hint_is_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # textual-image cannot be imported in this process: the extra is missing.
+    monkeypatch.setitem(sys.modules, "textual_image", None)
+    monkeypatch.setattr(image_view, "_loaded", "unloaded")
+    project = tmp_path / "project"
+    project.mkdir()
+    one, two = chart(project / "one.png"), chart(project / "two.png")
+    app = looks(tmp_path, "one.png", "two.png", steps=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await finished(pilot)
+        first, second = run_screen(app).query(ToolCall)
+        await pilot.pause()
+        shelves = [first.query_one(ImageShelf), second.query_one(ImageShelf)]
+        assert [lines_of(s) for s in shelves] == [
+            f"{line('one.png', len(one), '64x32')}\n{HINT}",
+            line("two.png", len(two), "64x32"),
+        ]
+        assert "ioh-tui[graphics]" in HINT
+        assert not app.query(".image-thumb")
+        # Nothing to open at full size: `i` is not offered.
+        first.focus()
+        await pilot.pause()
+        assert "open_image" not in {b.binding.action for b in app.screen.active_bindings.values()}
+        await pilot.press("i")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
+
+
+@pytest.mark.parametrize(
+    ("size", "box", "fits"),
+    [
+        ((64, 32), (80, 8), (32, 8)),  # eight rows tall, twice as wide in cells as in rows
+        ((640, 32), (80, 8), (80, 2)),  # too wide: the width caps it, the rows shrink
+        ((32, 640), (80, 8), (1, 8)),
+        ((0, 10), (80, 8), (0, 0)),
+    ],
+)
+def test_an_image_keeps_its_shape_in_cells(
+    size: tuple[int, int], box: tuple[int, int], fits: tuple[int, int]
+) -> None:
+    assert cells(*size, cols=box[0], rows=box[1], aspect=2.0) == fits
