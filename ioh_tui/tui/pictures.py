@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ioh_tui.core.transcript import Image
 from ioh_tui.store import Store
@@ -22,8 +23,22 @@ if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
 
 
+KEEP_DRAWN = 60
+"""Images kept drawn in a run view at once. Past it the oldest calls' images go back to their
+text lines (the full-size view still reads them from the store): each drawn image keeps its
+scaled copy, and in a Sixel or Kitty terminal also the encoded form the terminal is sent, up to
+a megabyte each at a wide pane's size."""
+
+
 class PictureError(Exception):
     """An image that cannot be decoded (its text line is shown instead)."""
+
+
+class Drawn(Protocol):
+    """What holds drawn images (a call's shelf), and can let them go."""
+
+    def forget(self) -> None:
+        """Drop the drawn images, keeping their text lines."""
 
 
 class Album:
@@ -37,6 +52,24 @@ class Album:
         self._waiting: dict[tuple[int, int], asyncio.Event] = {}
         self._closed = False
         self._hinted = False
+        self._drawn: deque[tuple[Drawn, int]] = deque()
+        """What holds drawn images, oldest first, with how many it holds."""
+        self._count = 0
+
+    def drew(self, holder: Drawn, count: int) -> None:
+        """`holder` drew `count` images: the oldest others let theirs go past `KEEP_DRAWN`."""
+        self._drawn.append((holder, count))
+        self._count += count
+        while self._count > KEEP_DRAWN and len(self._drawn) > 1:
+            oldest, held = self._drawn.popleft()
+            self._count -= held
+            oldest.forget()
+
+    def gone(self, holder: Drawn) -> None:
+        """`holder` left the screen (pruned from the transcript): no longer counted."""
+        kept = [(h, n) for h, n in self._drawn if h is not holder]
+        self._drawn = deque(kept)
+        self._count = sum(n for _, n in kept)
 
     def at(self, run_id: int, step: int, call_id: str) -> Stored:
         """Where a call's images will be: its run (an agent's own), step and call id."""

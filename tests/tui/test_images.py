@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.testing.scenario import parse_scenario
+from ioh_tui.tui import pictures
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.pictures import cells
 from ioh_tui.tui.screens.image import ImageModal
@@ -153,3 +154,28 @@ def test_an_image_keeps_its_shape_in_cells(
     size: tuple[int, int], box: tuple[int, int], fits: tuple[int, int]
 ) -> None:
     assert cells(*size, cols=box[0], rows=box[1], aspect=2.0) == fits
+
+
+async def test_past_the_limit_the_oldest_images_go_back_to_text_and_still_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pictures, "KEEP_DRAWN", 1)
+    project = tmp_path / "project"
+    project.mkdir()
+    chart(project / "one.png")
+    chart(project / "two.png")
+    app = looks(tmp_path, "one.png", "two.png", steps=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await finished(pilot)
+        first, second = run_screen(app).query(ToolCall)
+        older, newer = first.query_one(ImageShelf), second.query_one(ImageShelf)
+        await until(pilot, lambda: newer.drawn == 1)
+        await pilot.pause()
+        assert older.drawn == 0 and not older.query(".image-thumb")
+        assert lines_of(older).startswith("▣ image one.png:")
+        # The store still has it: the full-size view reads it there.
+        first.focus()
+        await pilot.press("i")
+        await until(pilot, lambda: bool(app.screen.query(".image-full")))
+        assert isinstance(app.screen, ImageModal)
+        assert "one.png" in str(app.screen.query_one("#image-heading", Static).render())

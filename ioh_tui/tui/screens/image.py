@@ -45,7 +45,9 @@ class ImageModal(ModalScreen[None]):
         """The image's line, the frame it is drawn in, and the keys."""
         with Vertical(id="image-box"):
             yield Static(self._heading(), id="image-heading", markup=False)
-            yield Container(id="image-frame")
+            with Container(id="image-frame"):
+                # Until the step is committed (the store has the image) and it is scaled.
+                yield Static("reading the image from the store…", markup=False)
             keys = "esc closes" + (" · ←/→ the call's other images" if len(self.lines) > 1 else "")
             yield Static(keys, id="image-keys", markup=False)
 
@@ -71,6 +73,7 @@ class ImageModal(ModalScreen[None]):
                 self._images = await self.stored.images()
             image = self._images[self.index]
         except (StoreError, IndexError):
+            await frame.remove_children()
             await frame.mount(Static("(the store has no such image)", markup=False))
             return
         size = frame.content_size

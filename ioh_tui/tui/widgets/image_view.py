@@ -11,6 +11,7 @@ call opens the full-size view (`screens/image.py`), which reads the image again.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,7 +59,8 @@ class Graphics:
         return cols * self.per_cell[0], rows * self.per_cell[1]
 
 
-_loaded: Graphics | Literal["missing", "unloaded"] = "unloaded"
+_loaded: Graphics | Literal["missing", "text", "unloaded"] = "unloaded"
+"""How images are drawn; "missing": the extra is not installed; "text": it failed to load."""
 
 
 def prepare() -> None:
@@ -70,6 +72,9 @@ def prepare() -> None:
     global _loaded
     if _loaded != "unloaded":
         return
+    # A terminal that does not answer its questions is logged as a warning with a traceback,
+    # which Python's last-resort handler would print over the terminal before the app starts.
+    logging.getLogger("textual_image").addHandler(logging.NullHandler())
     try:
         from textual_image import renderable
         from textual_image._terminal import get_cell_size  # the widgets' own measure
@@ -77,6 +82,9 @@ def prepare() -> None:
         from textual_image.widget import Image as BestImage
     except ImportError:
         _loaded = "missing"
+        return
+    except Exception:  # its import asks the terminal, and fails on some (a pty of no size)
+        _loaded = "text"
         return
     cell = get_cell_size()
     aspect = cell.height / cell.width if cell.width else 2.0
@@ -178,3 +186,15 @@ class ImageShelf(Widget):
         if shown and self.is_attached:
             await self.query_one(".image-row", Horizontal).mount_all(shown)
             self.drawn = len(shown)
+            stored.album.drew(self, self.drawn)
+
+    def forget(self) -> None:
+        """Let the drawn images go (newer took their place); the lines stay, `i` still opens."""
+        self.drawn = 0
+        if self.is_attached:
+            self.query_one(".image-row", Horizontal).remove_children()
+
+    def on_unmount(self) -> None:
+        """Pruned from the transcript: its images no longer count."""
+        if self.stored is not None and self.drawn:
+            self.stored.album.gone(self)
