@@ -3,25 +3,34 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from PIL import Image as Pil
+from textual.widget import Widget
 from textual.widgets import Static
 
+from ioh_tui.engine import NewRun, TaskContract
+from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.testing.scenario import parse_scenario
+from ioh_tui.sandbox import select
 from ioh_tui.tui import pictures
 from ioh_tui.tui.app import IohApp
+from ioh_tui.tui.app_run import AppRun
+from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.pictures import cells
 from ioh_tui.tui.screens.image import ImageModal
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets import image_view
 from ioh_tui.tui.widgets.image_view import HINT, THUMB_ROWS, ImageShelf, graphics
 from ioh_tui.tui.widgets.tool_call import ToolCall
-from tests.tui.harness import build, finished, run_screen, until
+from tests.integration.mcp.servers import gone, marker, stdio_spec
+from tests.integration.tools.test_view_video import BLUE, COLOURS, GREEN, RED, WHITE, video
+from tests.tui.harness import build, calc_project, finished, run_screen, until
 
 SIZE = (100, 30)
 
@@ -40,16 +49,24 @@ def broken(path: Path) -> None:
     path.write_bytes(header + b"\x08\x02\x00\x00\x00" + b"\xde\xad" * 40)
 
 
-def looks(tmp_path: Path, *paths: str, steps: int = 1) -> IohApp:
-    """The app over a run whose model (one that takes images) looks at `paths`."""
-    look = [{"name": "view_image", "arguments": {"path": p}} for p in paths]
-    turns: list[dict[str, Any]] = (
-        [{"tool_calls": look}] if steps == 1 else [{"tool_calls": [c]} for c in look]
-    )
-    provider = ScriptedProvider(
+def seeing(*turns: dict[str, Any]) -> ScriptedProvider:
+    """A scripted model that takes images, playing these turns and then saying it has seen."""
+    return ScriptedProvider(
         parse_scenario({"model": "claude-sonnet-4", "turns": [*turns, {"text": "seen"}]})
     )
-    return build(tmp_path, provider=provider, criterion=None)
+
+
+def looks(tmp_path: Path, *paths: str, steps: int = 1, **args: Any) -> IohApp:
+    """The app over a run whose model (one that takes images) looks at `paths`."""
+    look = [{"name": "view_image", "arguments": {"path": p, **args}} for p in paths]
+    turns = [{"tool_calls": look}] if steps == 1 else [{"tool_calls": [c]} for c in look]
+    return build(tmp_path, provider=seeing(*turns), criterion=None)
+
+
+def colours_of(thumb: Widget) -> set[tuple[int, int, int] | None]:
+    """The colours of a drawn image's middle row (the upper pixel of each half block)."""
+    row = thumb.render_line(thumb.size.height // 2)
+    return {s.style.color.triplet if s.style and s.style.color else None for s in row}
 
 
 def line(name: str, size: int, dims: str) -> str:
@@ -179,3 +196,60 @@ async def test_past_the_limit_the_oldest_images_go_back_to_text_and_still_open(
         await until(pilot, lambda: bool(app.screen.query(".image-full")))
         assert isinstance(app.screen, ImageModal)
         assert "one.png" in str(app.screen.query_one("#image-heading", Static).render())
+
+
+async def test_a_videos_stills_are_drawn_side_by_side_in_time_order(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "clip.mp4").write_bytes(video(COLOURS))
+    app = looks(tmp_path, "clip.mp4", frames=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await finished(pilot)
+        shelf = run_screen(app).query_one(ImageShelf)
+        await until(pilot, lambda: shelf.drawn == 4)
+        thumbs = list(shelf.query(".image-thumb"))
+        # Side by side within the pane (narrower than eight rows would make them: shorter).
+        assert len({thumb.region.y for thumb in thumbs}) == 1
+        assert all(a.region.right < b.region.x for a, b in itertools.pairwise(thumbs))
+        assert thumbs[-1].region.right <= shelf.region.right
+        assert len({thumb.size for thumb in thumbs}) == 1 and thumbs[0].size.height <= THUMB_ROWS
+        # A still from each half second: red, green, blue, white (H.264 moves them a little).
+        assert [nearest(colours_of(thumb)) for thumb in thumbs] == [RED, GREEN, BLUE, WHITE]
+        assert len(lines_of(shelf).splitlines()) == 4
+
+
+def nearest(colours: set[tuple[int, int, int] | None]) -> tuple[int, int, int]:
+    """The one of red, green, blue and white that every colour drawn is closest to."""
+
+    def to(colour: tuple[int, int, int]) -> tuple[int, int, int]:
+        return min(
+            (RED, GREEN, BLUE, WHITE),
+            key=lambda named: sum(abs(a - b) for a, b in zip(named, colour, strict=True)),
+        )
+
+    (closest,) = {to(c) for c in colours if c is not None}
+    return closest
+
+
+@pytest.mark.slow  # the MCP SDK's server starts in seconds under a loaded machine
+async def test_an_mcp_results_image_is_drawn_under_its_call(tmp_path: Path) -> None:
+    tag = marker()
+    run = AppRun(
+        NewRun(TaskContract.workspace("look", calc_project(tmp_path / "project"))),
+        seeing({"tool_calls": [{"name": "mcp__fx__photo", "arguments": {}}]}),
+        Policy.permissive(),
+        select("floor"),
+        label="scripted test model",
+        mcp=(stdio_spec(tag=tag),),
+    )
+    app = make_app(tmp_path / "store.db", run, remember_file=tmp_path / "remembered.toml")
+    app.animation_level = "none"
+    async with app.run_test(size=SIZE) as pilot:
+        await finished(pilot)
+        shelf = run_screen(app).query_one(ImageShelf)
+        await until(pilot, lambda: shelf.drawn == 1)
+        (thumb,) = shelf.query(".image-thumb")
+        # The fixture's grey 3x2 PNG: 24 columns by 8 rows, grey throughout.
+        assert (thumb.size.width, thumb.size.height) == (24, THUMB_ROWS)
+        assert colours_of(thumb) == {(128, 128, 128)}
+        assert lines_of(shelf).startswith("▣ image fx/photo image 1:")
+    assert gone(tag)
