@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,8 +165,8 @@ class ImageShelf(Widget):
     async def _draw(self, drawing: Graphics, stored: Stored) -> None:
         try:
             images = await stored.images()
-        except StoreError:
-            return  # the lines stay; the store says why elsewhere
+        except (StoreError, sqlite3.Error, OSError):
+            return  # the lines stay: a picture the store cannot give is not worth an error
         if not images:
             return
         across = self.content_size.width or 80
