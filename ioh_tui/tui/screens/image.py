@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -72,7 +73,7 @@ class ImageModal(ModalScreen[None]):
             if self._images is None:
                 self._images = await self.stored.images()
             image = self._images[self.index]
-        except (StoreError, IndexError):
+        except (StoreError, sqlite3.Error, OSError, IndexError):
             await frame.remove_children()
             await frame.mount(Static("(the store has no such image)", markup=False))
             return
