@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import itertools
 import sys
@@ -13,11 +14,13 @@ from PIL import Image as Pil
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ioh_tui.core.transcript import Image, Message
 from ioh_tui.engine import NewRun, TaskContract
 from ioh_tui.policy import Policy
 from ioh_tui.providers import ScriptedProvider
 from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.sandbox import select
+from ioh_tui.store import StepCommit, Store
 from ioh_tui.tui import pictures
 from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.app_run import AppRun
@@ -253,3 +256,32 @@ async def test_an_mcp_results_image_is_drawn_under_its_call(tmp_path: Path) -> N
         assert colours_of(thumb) == {(128, 128, 128)}
         assert lines_of(shelf).startswith("▣ image fx/photo image 1:")
     assert gone(tag)
+
+
+async def test_a_reader_waits_for_its_steps_commit_or_the_runs_end(tmp_path: Path) -> None:
+    image = Image("image/png", chart(tmp_path / "chart.png"), "chart.png", 64, 32)
+    async with Store.open(tmp_path / "store.db") as store:
+        run = await store.start_run(
+            goal="look",
+            mode="workspace",
+            root=str(tmp_path),
+            subject=None,
+            contract={"goal": "look"},
+            provider="scripted",
+            model="m",
+            sandbox="floor",
+        )
+        album = pictures.Album(tmp_path / "store.db")
+        waiting = asyncio.create_task(album.at(run, 1, "c1").images())
+        shown = Message("tool", "seen", tool_call_id="c1", images=(image,))
+        await store.commit_step(StepCommit(run, 1, "", "", 0, 0, None, [shown], []))
+        await asyncio.sleep(0)  # it runs up to its wait, and no further
+        assert not waiting.done()  # committed, but the engine has not said so yet
+        album.commit(run, 1)
+        assert await waiting == (image,)
+        # A step never committed (the run was cancelled in it): read once the run ends.
+        never = asyncio.create_task(album.at(run, 2, "c1").images())
+        await asyncio.sleep(0)  # it runs up to its wait, and no further
+        assert not never.done()
+        album.close()
+        assert await never == ()
