@@ -130,3 +130,19 @@ class Trace(Db):
             "SELECT * FROM sandbox_events WHERE run_id = ? ORDER BY id", (run_id,)
         )
         return [SandboxEventRow(**row) for row in rows]
+
+
+def write_provider_calls(
+    conn: sqlite3.Connection, run_id: int, step: int, rows: Sequence[dict[str, Any]]
+) -> None:
+    """Insert accounting rows (each: the columns besides `run_id` and `step`, by name).
+
+    The SQL text depends only on the columns named, so `sqlite3` prepares it once per shape.
+    """
+    for row in rows:
+        values = {"run_id": run_id, "step": step, **row}
+        conn.execute(
+            f"INSERT INTO provider_calls ({', '.join(values)})"
+            f" VALUES ({', '.join('?' * len(values))})",
+            tuple(values.values()),
+        )
