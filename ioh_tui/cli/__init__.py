@@ -252,7 +252,7 @@ def _app(args: argparse.Namespace) -> int:
     # The app reads the store on its first screen: a file it cannot use is one line, not a crash.
     if args.command in ("run", "demo", "resume") or store.exists():
         check_store(store, create=args.command != "resume")
-    _notifications(args)
+    _hand_over(args)
 
     def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
         # A run resumed from the app's browser or queue: the hooks and servers of its workspace.
@@ -349,10 +349,17 @@ def _trust_question(
     )
 
 
-def _notifications(args: argparse.Namespace) -> None:
-    """Hand the configuration's `notifications.style` to the app, as `IOH_TUI_NOTIFY` does."""
-    from ioh_tui.cli.options import effective_config
+def _hand_over(args: argparse.Namespace) -> None:
+    """Hand the configuration to the app's parts that read variables.
 
-    style = effective_config(args).given("notifications.style")
+    `notifications.style` as `IOH_TUI_NOTIFY`, and `sandbox.root_user` as
+    `IOH_TUI_SANDBOX_ROOT_USER` (runs started from the start screen build no sandbox here).
+    """
+    from ioh_tui.cli.options import effective_config
+    from ioh_tui.sandbox.user import ROOT_USER_ENV
+
+    config = effective_config(args)
+    style = config.given("notifications.style")
     if style and not os.environ.get("IOH_TUI_NOTIFY"):
         os.environ["IOH_TUI_NOTIFY"] = style
+    os.environ[ROOT_USER_ENV] = str(config.get("sandbox.root_user"))

@@ -506,9 +506,14 @@ def resume_provider(args: argparse.Namespace, store: Path) -> Provider:
 def build_sandbox(args: argparse.Namespace) -> Sandbox:
     """The sandbox `--sandbox` (else the configuration) asks for (`none` only when asked for)."""
     from ioh_tui.sandbox import select
+    from ioh_tui.sandbox.user import ROOT_USER_ENV
 
+    config = effective_config(args)
+    # The sandbox reads who commands run as from the variable (so a gate's or server's process
+    # started later reads it too): the user file's `root_user` is handed over through it.
+    os.environ[ROOT_USER_ENV] = str(config.get("sandbox.root_user"))
     try:
-        return select(str(effective_config(args).get("sandbox.backend")))
+        return select(str(config.get("sandbox.backend")))
     except SandboxError as exc:
         # Asked for by name and missing here: bad configuration, nothing was started (exit 2).
         raise ConfigError(str(exc)) from None

@@ -164,7 +164,8 @@ def _scalars(
 def _no_store_in_project(values: dict[str, Setting], report: Report) -> None:
     """Refuse what a project (which may be hostile) may not choose.
 
-    Where every run of the user is recorded, and running commands with no containment.
+    Where every run of the user is recorded, running commands with no containment, and which
+    user commands run as under a root harness (`root` would hand them every root-only file).
     """
     if "store.path" in values:
         raise report(("store", "path"), "only the user file or --store may move the store")
@@ -173,6 +174,11 @@ def _no_store_in_project(values: dict[str, Setting], report: Report) -> None:
         raise report(
             ("sandbox", "backend"),
             "a project file cannot turn containment off (only --sandbox none)",
+        )
+    if "sandbox.root_user" in values:
+        raise report(
+            ("sandbox", "root_user"),
+            "only the user file or IOH_TUI_SANDBOX_ROOT_USER may choose who commands run as",
         )
 
 

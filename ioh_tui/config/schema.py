@@ -100,6 +100,17 @@ def env_name(value: Any) -> str:
     return value
 
 
+_USER_NAME = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\$?$")
+
+
+def _root_user(value: Any) -> str:
+    """`auto`, `root`, a uid, or a user's name (whether it exists is asked when a command runs)."""
+    text = value.strip() if isinstance(value, str) else value
+    if not isinstance(text, str) or not (text.isdigit() or _USER_NAME.match(text)):
+        raise Invalid(f"use auto, root, a user name or a uid, not {value!r}")
+    return text
+
+
 def _fallback(value: Any) -> str:
     text = _text(value)
     name = text.partition(":")[0]
@@ -288,6 +299,12 @@ KEYS: tuple[Key, ...] = (
         "--sandbox",
         "sandbox",
         help="containment for commands",
+    ),
+    Key(
+        "sandbox.root_user",
+        _root_user,
+        "auto",
+        help="who commands run as when the harness runs as root (auto, root, a name or a uid)",
     ),
     Key(
         "store.path",

@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ioh_tui.core.transcript import Message
 from ioh_tui.engine.bus import EventBus
@@ -26,6 +26,7 @@ from ioh_tui.engine.loop import drive
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.fleet.copies import Patch, changes, unpack
 from ioh_tui.fleet.link import Link, RemoteApprover, RemoteStore, RemoteTree
+from ioh_tui.fleet.mcp import RootServers, offered
 from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
@@ -34,6 +35,9 @@ from ioh_tui.skills import Skills
 from ioh_tui.store import AttemptRow, Store
 from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
+
+if TYPE_CHECKING:
+    from ioh_tui.mcp.connection import ToolInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,8 @@ class ChildSpec:
     recheck: bool
     copy: bytes | None = None
     """The workspace packed (`copies.pack`) when the node does not share it (None: it does)."""
+    mcp: tuple[tuple[str, ToolInfo], ...] = ()
+    """(server, tool) of the root's running MCP servers: the child calls them through the root."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +95,7 @@ def spec_for(
         p.depth,
         p.provider,
         p.sandbox,
-        p.tools,
+        p.tools.fixed(),
         p.workspace,
         p.toolchain,
         p.project,
@@ -104,6 +110,7 @@ def spec_for(
         start,
         recheck,
         copy,
+        offered(p),
     )
 
 
@@ -148,6 +155,8 @@ class ChildWorker:
 
     async def _drive(self, spec: ChildSpec, hub: Any, root: Path) -> Done:
         link = Link(hub, spec.run_id, spec.epoch)
+        if spec.mcp:
+            spec.tools.attach(RootServers(spec.mcp, link.call))
         p = Deps(
             run_id=spec.run_id,
             who=spec.who,

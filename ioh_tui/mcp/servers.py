@@ -7,17 +7,19 @@ install without the `mcp` extra never loads it (each server then fails with `INS
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ioh_tui.mcp.spec import INSTALL_HINT, ServerSpec, sdk_available
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tools.base import Tool
 
 if TYPE_CHECKING:
-    from ioh_tui.mcp.connection import Connection
+    import mcp_types
+
+    from ioh_tui.mcp.connection import Connection, ToolInfo
 
 NetworkFor = Callable[[ServerSpec], bool]
 """Whether a local server gets the network (a `net` rule allows its command line)."""
@@ -71,6 +73,27 @@ class McpServers:
                 if tool is not None:
                     tools.append(tool)
         self._tools = tuple(tools)
+
+    def offered(self) -> tuple[tuple[str, ToolInfo], ...]:
+        """(server, tool) of every tool the running servers list now, for a child elsewhere."""
+        return tuple(
+            (c.spec.name, info) for c in self._connections if c.state == "ready" for info in c.tools
+        )
+
+    async def call(
+        self, server: str, tool: str, arguments: Mapping[str, Any], timeout_s: float
+    ) -> mcp_types.CallToolResult:
+        """Call `server`'s `tool` for a child elsewhere (`offered_tool`'s caller, at the root).
+
+        Raises:
+            CallFailed: no such server is running.
+        """
+        from ioh_tui.mcp.connection import CallFailed
+
+        for connection in self._connections:
+            if connection.spec.name == server and connection.state == "ready":
+                return await connection.call(tool, arguments, timeout_s)
+        raise CallFailed(f"the MCP server {server} is not running")
 
     def tools(self) -> tuple[Tool, ...]:
         """The tools the running servers offer now."""

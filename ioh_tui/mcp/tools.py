@@ -9,8 +9,10 @@ verdict.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import mcp_types
 
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
@@ -28,9 +30,21 @@ _HINTS = (
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
+Caller = Callable[[str, Mapping[str, Any], float], Awaitable[mcp_types.CallToolResult]]
+"""Makes one call of a server's tool: (tool, arguments, timeout in seconds) to its result."""
+
+
 def mcp_tool(connection: Connection, info: ToolInfo) -> Tool | None:
     """The tool offering `info` of `connection`'s server, or None if no provider takes its name."""
-    server = connection.spec.name
+    return offered_tool(connection.spec.name, info, connection.call)
+
+
+def offered_tool(server: str, info: ToolInfo, caller: Caller) -> Tool | None:
+    """The tool offering `info` of `server`, calling it through `caller` (None: no name fits).
+
+    `caller` is the server's connection in the process that started it, or a line to that
+    process (a child on a Ray node reaches the root's servers so).
+    """
     exposed = tool_name(server, info.name)
     if exposed is None:
         return None
@@ -39,21 +53,22 @@ def mcp_tool(connection: Connection, info: ToolInfo) -> Tool | None:
     spec = ToolSpec(exposed, f"[MCP server {server}] {description}", schema)
 
     async def run(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return await call_tool(connection, info, exposed, args, ctx)
+        return await call_tool(server, caller, info, exposed, args, ctx)
 
     # An MCP call may change anything the server reaches: journalled, never silently repeated.
     return Tool(spec, run, mutating=True)
 
 
 async def call_tool(
-    connection: Connection,
+    server: str,
+    caller: Caller,
     info: ToolInfo,
     exposed: str,
     args: Mapping[str, Any],
     ctx: ToolContext,
 ) -> ToolResult:
     """Decide the call (`mcp` on `SERVER/TOOL`), then make it and render what came back."""
-    target = f"{connection.spec.name}/{info.name}"
+    target = f"{server}/{info.name}"
     content = json.dumps(dict(args), ensure_ascii=False, indent=2)
     answer = await ctx.decide(Act.MCP, target, content=content, preview=hints_line(info.hints))
     if isinstance(answer, Refusal):
@@ -83,7 +98,7 @@ async def call_tool(
     if wall <= 0:
         return ToolResult(f"[{exposed} not run] the run's time budget is spent", ok=False)
     try:
-        result = await connection.call(info.name, arguments, wall)
+        result = await caller(info.name, arguments, wall)
     except CallFailed as exc:
         return ToolResult(f"[{exposed} error] {target}: {exc}", ok=False, changed=True)
     from ioh_tui.mcp.render import render_shown
@@ -93,9 +108,7 @@ async def call_tool(
     note = f"\n{answer.note}" if answer.note else ""
     if result.is_error:
         return ToolResult(f"[{exposed} error]\n{text}{note}", ok=False, changed=True, images=images)
-    return ToolResult(
-        f"{text}{note}", changed=True, meta={"server": connection.spec.name}, images=images
-    )
+    return ToolResult(f"{text}{note}", changed=True, meta={"server": server}, images=images)
 
 
 def hints_line(hints: Mapping[str, Any]) -> str | None:

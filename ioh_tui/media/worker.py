@@ -58,7 +58,7 @@ def sample(req: Mapping[str, Any]) -> dict[str, Any]:
         for t in times:
             if t > duration:
                 raise VideoError(f"{t:g} s is past its end ({duration:.2f} s)")
-        stills, taken = [], set()
+        stills, taken, quarter = [], set(), 0
         for i, t in enumerate(times):
             frame = _frame_at(container, stream, start + int(t / base))
             if frame.pts in taken:
@@ -66,8 +66,14 @@ def sample(req: Mapping[str, Any]) -> dict[str, Any]:
             taken.add(frame.pts)
             at = float((frame.pts - start) * base) if frame.pts is not None else t
             name = f"still-{i}.jpg"
-            _write_jpeg(frame, out / name, int(req["max_side"]), int(req["max_bytes"]))
+            # A phone's portrait video is stored on its side, with a display matrix saying so.
+            quarter = round(getattr(frame, "rotation", 0) / 90) % 4
+            _write_jpeg(
+                _upright(frame, quarter), out / name, int(req["max_side"]), int(req["max_bytes"])
+            )
             stills.append({"file": name, "at": max(0.0, at)})
+        if quarter % 2:
+            width, height = height, width
         rate = stream.average_rate
         return {
             "codec": ctx.name,
@@ -115,6 +121,26 @@ def _frame_at(container: Any, stream: Any, pts: int) -> Any:
     if after is None:
         raise VideoError("no frame could be decoded")
     return after
+
+
+def _upright(frame: Any, quarter: int) -> Any:
+    """`frame` turned `quarter` quarter turns counterclockwise, as its display matrix says."""
+    if not quarter:
+        return frame
+    import av.filter
+
+    graph = av.filter.Graph()
+    source = graph.add_buffer(
+        width=frame.width,
+        height=frame.height,
+        format=frame.format.name,
+        time_base=frame.time_base or fractions.Fraction(1, 25),
+    )
+    turns = {1: ["transpose=cclock"], 2: ["hflip", "vflip"], 3: ["transpose=clock"]}[quarter]
+    filters = [graph.add(*step.split("=", 1)) for step in turns]
+    graph.link_nodes(source, *filters, graph.add("buffersink")).configure()
+    graph.push(frame)
+    return graph.pull()
 
 
 def _write_jpeg(frame: Any, path: Path, max_side: int, max_bytes: int) -> None:

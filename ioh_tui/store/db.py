@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import aiosqlite
 
@@ -39,6 +40,28 @@ from ioh_tui.store.trace import Trace
 from ioh_tui.store.trees import Trees
 
 __all__ = ["RunRow", "StepCommit", "Store"]
+
+T = TypeVar("T")
+
+
+async def _unbroken(awaitable: Awaitable[T]) -> T:
+    """Await `awaitable` to its end even if this task is cancelled meanwhile.
+
+    The cancel then reaches the task at its next `await`. aiosqlite's thread posts each result
+    to the loop: a connect or a close cut off by a cancel (a screen's reader cancelled as the
+    app exits) left the thread to post to a loop that could be closed by then, an exception in
+    the thread or a `SystemError` at interpreter exit.
+    """
+    inner = asyncio.ensure_future(awaitable)
+    cut = False
+    while not inner.done():
+        try:
+            await asyncio.wait({inner})
+        except asyncio.CancelledError:
+            cut = True
+    if cut and (this := asyncio.current_task()) is not None:
+        this.cancel()
+    return inner.result()
 
 
 class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
@@ -67,7 +90,7 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
         if path != ":memory:":
             check_store(Path(path), create=create)
         try:
-            db = await aiosqlite.connect(path, isolation_level=None)
+            db = await _unbroken(aiosqlite.connect(path, isolation_level=None))
         except sqlite3.Error as exc:
             raise StoreError(f"store {path} cannot be opened: {exc}") from None
         try:
@@ -87,7 +110,7 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
                         raise
                     raise StoreError(f"store {path} is damaged: {exc}") from None
         finally:
-            await db.close()
+            await _unbroken(db.close())
 
     @classmethod
     def memory(cls) -> AbstractAsyncContextManager[Store]:

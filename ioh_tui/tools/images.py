@@ -95,11 +95,49 @@ def _jpeg(data: bytes) -> tuple[int, int]:
     raise ImageError("its JPEG header holds no frame size")
 
 
+def orientation(data: bytes) -> int:
+    """A JPEG's EXIF orientation: 1 upright (or none said), 2-8 as the camera was held.
+
+    Read from the APP1 segment's first directory without Pillow. Phones store a portrait photo
+    as a landscape one with orientation 6 or 8: shown as stored, it lies on its side.
+    """
+    at = 2
+    while at + 4 <= len(data) and data[at] == 0xFF:
+        marker = data[at + 1]
+        if marker in (0xD9, 0xDA):  # end of image, start of scan: no metadata past here
+            break
+        (length,) = struct.unpack(">H", data[at + 2 : at + 4])
+        if marker == 0xE1 and data[at + 4 : at + 10] == b"Exif\0\0":
+            return _tiff_orientation(data[at + 10 : at + 2 + length])
+        at += 2 + length
+    return 1
+
+
+def _tiff_orientation(tiff: bytes) -> int:
+    order = {b"II": "<", b"MM": ">"}.get(tiff[:2])
+    if order is None or len(tiff) < 8:
+        return 1
+    (first,) = struct.unpack(order + "I", tiff[4:8])
+    if first + 2 > len(tiff):
+        return 1
+    (count,) = struct.unpack(order + "H", tiff[first : first + 2])
+    for index in range(count):
+        entry = tiff[first + 2 + 12 * index : first + 14 + 12 * index]
+        if len(entry) < 12:
+            break
+        tag, kind, _, value = struct.unpack(order + "HHIH", entry[:10])
+        if tag == 0x0112 and kind == 3:  # Orientation, a SHORT
+            return value if 1 <= value <= 8 else 1
+    return 1
+
+
 def fitted(data: bytes, media_type: str, name: str, vision: Vision) -> tuple[Image, str]:
     """The image as it is sent, and what was done to it (`""`: nothing).
 
-    Within `vision`'s limits it is sent as read; past them it is scaled down with Pillow (an
-    animated GIF by its first frame) until it fits.
+    Within `vision`'s limits and upright it is sent as read. Past them it is scaled down with
+    Pillow (an animated GIF by its first frame) until it fits; a JPEG whose EXIF says it was
+    taken on its side is turned upright with Pillow (else sent as read, its EXIF saying how).
+    Sizes are the image's as it is seen, upright.
 
     Raises:
         ImageError: it cannot be read, or must be scaled and Pillow is not installed.
@@ -107,22 +145,31 @@ def fitted(data: bytes, media_type: str, name: str, vision: Vision) -> tuple[Ima
     width, height = dimensions(data, media_type)
     if not width or not height:
         raise ImageError(f"its header says it is {width}x{height}")
-    if max(width, height) <= vision.max_side and len(data) <= vision.max_bytes:
+    turn = orientation(data) if media_type == "image/jpeg" else 1
+    if turn >= 5:  # a quarter turn: the picture is as tall as the stored one is wide
+        width, height = height, width
+    within = max(width, height) <= vision.max_side and len(data) <= vision.max_bytes
+    if within and turn == 1:
         return Image(media_type, data, name, width, height), ""
     over = f"{width}x{height}, {len(data):,} bytes, is over the limits ({vision.describe()})"
     if width * height > MAX_PIXELS:
         raise ImageError(f"it {over} and has too many pixels to scale ({MAX_PIXELS:,} at most)")
     try:
         from PIL import Image as Pil
+        from PIL import ImageOps
     except ImportError:
+        if within:
+            return Image(media_type, data, name, width, height), ""
         raise ImageError(
             f"it {over}; scaling it down needs Pillow: pip install '{EXTRA}'"
         ) from None
-    image = _scaled(Pil, data, name, vision)
+    image = _scaled(Pil, ImageOps, data, name, vision)
+    if within:
+        return image, f"turned upright (EXIF orientation {turn})"
     return image, f"scaled from {width}x{height}, {len(data):,} bytes ({vision.describe()})"
 
 
-def _scaled(pil: Any, data: bytes, name: str, vision: Vision) -> Image:
+def _scaled(pil: Any, ops: Any, data: bytes, name: str, vision: Vision) -> Image:
     side = vision.max_side
     try:
         with pil.open(io.BytesIO(data)) as opened:
@@ -130,11 +177,13 @@ def _scaled(pil: Any, data: bytes, name: str, vision: Vision) -> Image:
             alpha = _has_alpha(opened)
             # A JPEG is decoded straight at the largest 1/2, 1/4 or 1/8 scale still over the
             # target (libjpeg's draft mode): a fraction of the time for a photograph.
-            ratio = side / max(opened.size)
+            ratio = min(1.0, side / max(opened.size))
             box = (max(1, round(opened.width * ratio)), max(1, round(opened.height * ratio)))
             opened.draft(opened.mode if alpha else "RGB", box)
-            opened.thumbnail((side, side), pil.Resampling.LANCZOS)
-            frame = opened.convert("RGBA" if alpha else "RGB")
+            # Upright as its EXIF says (the saved copy carries no EXIF to say it again).
+            upright = ops.exif_transpose(opened)
+            upright.thumbnail((side, side), pil.Resampling.LANCZOS)
+            frame = upright.convert("RGBA" if alpha else "RGB")
     except (OSError, ValueError, pil.DecompressionBombError) as exc:
         raise ImageError(f"Pillow could not decode it: {exc}") from None
     while True:

@@ -210,6 +210,15 @@ class ToolSet:
         if source in self._sources:
             self._sources.remove(source)
 
+    @property
+    def sources(self) -> tuple[ToolSource, ...]:
+        """The attached sources."""
+        return tuple(self._sources)
+
+    def fixed(self) -> ToolSet:
+        """The fixed tools alone (a source's tools hold a live connection: they do not travel)."""
+        return ToolSet(tuple(self._tools.values()))
+
     def _all(self) -> dict[str, Tool]:
         if not self._sources:
             return self._tools

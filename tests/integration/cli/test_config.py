@@ -327,3 +327,26 @@ def test_a_key_on_the_command_line_is_refused(project: Path) -> None:
     assert done.returncode == 2
     assert "looks like a key itself" in done.stderr
     assert KEY not in done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a root harness chooses who commands run as")
+def test_the_user_files_root_user_chooses_who_commands_run_as(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[sandbox] root_user` reaches the gate's command; the variable beats the file."""
+    monkeypatch.delenv("IOH_TUI_SANDBOX_ROOT_USER", raising=False)
+    user_config('[sandbox]\nroot_user = "4321"\n')
+    script = write_scenario(tmp_path / "s.json", {"text": "done"})
+    check = 'python3 -c "import os, sys; print(os.getuid()); sys.exit(os.getuid() != 4321)"'
+    common = ["exec", "wait", "--scenario", str(script), "--verify-cmd", check, "--max-steps", "1"]
+    as_configured = ioh(*common, "--store", str(tmp_path / "a.db"), cwd=project)
+    assert as_configured.returncode == 0, as_configured.stderr
+    overridden = ioh(
+        *common,
+        "--store",
+        str(tmp_path / "b.db"),
+        cwd=project,
+        extra_env={"IOH_TUI_SANDBOX_ROOT_USER": "auto"},
+    )
+    # auto: the workspace is root's, so the gate ran as nobody and failed.
+    assert overridden.returncode != 0

@@ -399,3 +399,38 @@ async def test_exec_with_ray_address_runs_the_tree_on_the_cluster(
     finished = [e for e in events if e["event"] == "agent_finished"]
     assert [e["outcome"] for e in finished] == ["finished", "finished"]
     assert events[-1]["event"] == "run_finished" and events[-1]["outcome"] == "finished"
+
+
+async def test_remote_children_call_the_roots_mcp_server(fleet: RayFleet, project: Path) -> None:
+    """The server runs once, at the root; children on the nodes are offered its tools and
+    their calls are made there, decided by their own policy as for a local child."""
+    from tests.integration.mcp.servers import gone, marker, stdio_spec
+
+    tag = marker()
+    child = {
+        "turns": [
+            {"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "from a node"}}]},
+            {"text": "Child done."},
+        ]
+    }
+    model = tree_model(4, child=child)
+    async with Store.memory() as store:
+        parts = Parts(
+            model,
+            store,
+            policy=Policy.permissive(),
+            sandbox=select("floor"),
+            fleet=fleet,
+            mcp=(stdio_spec(tag=tag),),
+        )
+        contract = TaskContract.workspace("split", project, NoGate())
+        containment = Containment(max_total_agents=4, max_concurrent=4, max_depth=1)
+        result = await start(NewRun(contract, containment), parts)
+        children = await store.children(result.run_id)
+        calls = [c for child in children for c in await store.tool_calls(child.id)]
+    assert result.outcome == "finished" and len(children) == 4
+    assert all(c.outcome == "finished" and c.id in fleet.placed for c in children)
+    echoes = [c for c in calls if c.name == "mcp__fx__echo"]
+    assert len(echoes) == 4 and all(c.ok and c.output == "echo: from a node" for c in echoes)
+    # (A tool a child was not offered would be "[unknown tool ...]", not ok.)
+    assert gone(tag), "the server outlived the tree"

@@ -117,6 +117,32 @@ async def test_stills_at_asked_times_scaled_to_the_limits(tmp_path: Path) -> Non
     assert past.output == "[view_image wide.mp4 error] wide.mp4: 9 s is past its end (2.00 s)"
 
 
+async def test_a_phones_portrait_video_gives_upright_stills(tmp_path: Path) -> None:
+    """Stored on its side (64x48, white on the left) with a display matrix turning it a quarter
+    clockwise, as a phone held upright records: the still is 48x64, white on top."""
+    out = io.BytesIO()
+    with av.open(out, "w", format="mp4") as container:
+        stream = container.add_stream("libx264", rate=4)
+        stream.width, stream.height, stream.pix_fmt = 64, 48, "yuv420p"
+        stream.set_display_rotation(-90)
+        row = bytes((*WHITE, 255)) * 32 + bytes((0, 0, 0, 255)) * 32
+        for i in range(4):
+            frame = av.VideoFrame.from_bytes(row * 48, 64, 48, "rgba")
+            frame.pts = i
+            container.mux(stream.encode(frame))
+        container.mux(stream.encode(None))
+    (tmp_path / "phone.mp4").write_bytes(out.getvalue())
+    result = await look(ctx_on(tmp_path), "phone.mp4", frames=1)
+    assert result.ok, result.output
+    (image,) = result.images
+    assert (image.width, image.height) == (48, 64)
+    assert "a video (h264, 48x64, 1.00 s" in result.output
+    with Pil.open(io.BytesIO(image.data)) as still:
+        assert still.size == (48, 64)
+        top, bottom = still.convert("L").getpixel((24, 6)), still.convert("L").getpixel((24, 58))
+    assert top > 200 > 60 > bottom  # type: ignore[operator]
+
+
 async def test_a_corrupt_video_is_one_line(tmp_path: Path, clip: bytes) -> None:
     (tmp_path / "bad.mp4").write_bytes(clip[:32] + bytes(range(256)) * 8)
     result = await look(ctx_on(tmp_path), "bad.mp4", frames=2)

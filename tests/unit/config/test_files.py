@@ -91,6 +91,10 @@ def _error(tmp_path: Path, text: str, scope: str = "user") -> str:
             '[policy.defaults]\nexec = "maybe"\n',
             "FILE:2: policy.defaults.exec: ",
         ),
+        (
+            '[sandbox]\nroot_user = "Bob Smith"\n',
+            "FILE:2: sandbox.root_user: use auto, root, a user name or a uid, not 'Bob Smith'",
+        ),
     ],
 )
 def test_one_line_naming_file_line_and_key(tmp_path: Path, text: str, expected: str | None) -> None:
@@ -118,12 +122,18 @@ def test_a_key_value_in_a_file_is_refused(tmp_path: Path, text: str) -> None:
     assert "key" in message
 
 
-def test_a_project_cannot_move_the_store_or_turn_containment_off(tmp_path: Path) -> None:
+def test_a_project_cannot_move_the_store_turn_containment_off_or_choose_the_user(
+    tmp_path: Path,
+) -> None:
     assert _error(tmp_path, '[store]\npath = "/tmp/x.db"\n', "project").startswith(
         "FILE:2: store.path: only the user file"
     )
     assert _error(tmp_path, '[sandbox]\nbackend = "none"\n', "project").startswith(
         "FILE:2: sandbox.backend: a project file cannot turn containment off"
+    )
+    # `root` would hand a root harness's commands every root-only file.
+    assert _error(tmp_path, '[sandbox]\nroot_user = "root"\n', "project").startswith(
+        "FILE:2: sandbox.root_user: only the user file or IOH_TUI_SANDBOX_ROOT_USER"
     )
 
 

@@ -29,6 +29,7 @@ SAMPLES: dict[str, tuple[Any, Any, str, Any]] = {
     "gate.memory_mb": (100, 200, "300", 400),
     "context.window": (1000, 2000, "3000", 4000),
     "sandbox.backend": ("floor", "bwrap", "namespaces", "none"),
+    "sandbox.root_user": ("nobody", None, "1234", None),
     "store.path": ("u.db", None, "e.db", "f.db"),
     "notifications.style": ("osc9", "osc777", "osc9", None),
 }

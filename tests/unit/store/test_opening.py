@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import threading
+import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +126,47 @@ async def test_a_store_another_process_migrates_while_this_one_waits_opens(
 async def _open_and_count(path: Path) -> int:
     async with Store.open(path) as store:
         return len(await store.runs())
+
+
+def _worker_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if "_connection_worker_thread" in t.name]
+
+
+def test_a_cancel_during_the_connect_leaves_no_thread_posting_to_a_closed_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A screen's store reader cancelled while aiosqlite connects, as the app exits.
+
+    The connect is slowed so the cancel lands inside it and the loop closes right after the
+    task ends. Before, the task ended at once and aiosqlite's thread, connecting still, then
+    posted its result to the closed loop and died with `RuntimeError: Event loop is closed`.
+    """
+    path = tmp_path / "runs.db"
+    connect = sqlite3.connect
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.3)
+        return connect(*args, **kwargs)
+
+    # aiosqlite's connector calls `sqlite3.connect` on its thread: the same module object.
+    monkeypatch.setattr(sqlite3, "connect", slow)
+    failed: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", failed.append)
+    before = set(_worker_threads())
+
+    async def main() -> None:
+        async def hold() -> None:
+            async with Store.open(path):
+                await asyncio.sleep(10)
+
+        task = asyncio.create_task(hold())
+        await asyncio.sleep(0.1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    for thread in set(_worker_threads()) - before:
+        thread.join(5)
+        assert not thread.is_alive()
+    assert [str(f.exc_value) for f in failed] == []

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image as Pil
 
 from ioh_tui.policy import Policy
-from ioh_tui.tools.images import dimensions, sniff
+from ioh_tui.tools.images import dimensions, orientation, sniff
 from ioh_tui.tools.view import view_image
 from ioh_tui.tools.vision import ANTHROPIC, OPENAI, Vision, accepts_images, vision_of
 from ioh_tui.tools.workspace import Escape
@@ -180,3 +180,64 @@ async def test_an_animated_gif_over_the_limits_is_sent_as_its_first_frame(tmp_pa
         assert sent.size == (1568, 78) and getattr(sent, "n_frames", 1) == 1
         red, _, blue = sent.convert("RGB").getpixel((10, 10))  # type: ignore[misc]
     assert red > 200 and blue < 60
+
+
+def sideways(size: tuple[int, int], turn: int) -> bytes:
+    """A JPEG stored at `size`, white on its left half and black on its right, whose EXIF says
+    how the camera was held (`turn`: 6 means shown turned a quarter clockwise)."""
+    image = Pil.new("RGB", size, "black")
+    image.paste((255, 255, 255), (0, 0, size[0] // 2, size[1]))
+    exif = Pil.Exif()
+    exif[0x0112] = turn
+    out = io.BytesIO()
+    image.save(out, "JPEG", exif=exif)
+    return out.getvalue()
+
+
+def test_the_exif_orientation_is_read_from_the_bytes() -> None:
+    assert orientation(sideways((30, 10), 6)) == 6
+    assert orientation(sideways((30, 10), 3)) == 3
+    assert orientation(picture((30, 10), "JPEG")) == 1  # no EXIF: upright
+    # Big-endian ("MM") as cameras write it: one directory entry, Orientation = 8.
+    tiff = (
+        b"MM\x00\x2a\x00\x00\x00\x08"
+        + b"\x00\x01"
+        + b"\x01\x12\x00\x03\x00\x00\x00\x01\x00\x08\x00\x00"
+    )
+    app1 = b"\xff\xe1" + struct.pack(">H", 2 + 6 + len(tiff)) + b"Exif\x00\x00" + tiff
+    assert orientation(b"\xff\xd8" + app1 + picture((30, 10), "JPEG")[2:]) == 8
+
+
+async def test_a_photo_taken_on_its_side_is_sent_upright(tmp_path: Path) -> None:
+    """Orientation 6 (a phone held upright): the stored left edge is the picture's top."""
+    (tmp_path / "phone.jpg").write_bytes(sideways((300, 100), 6))
+    result = await view_image({"path": "phone.jpg"}, context(tmp_path, vision=ANTHROPIC))
+    (image,) = result.images
+    assert (image.width, image.height) == (100, 300)
+    with Pil.open(io.BytesIO(image.data)) as sent:
+        assert sent.size == (100, 300)
+        top, bottom = sent.convert("L").getpixel((50, 20)), sent.convert("L").getpixel((50, 280))
+    assert top > 200 > 60 > bottom  # type: ignore[operator]
+    assert "100x300); turned upright (EXIF orientation 6)" in result.output
+
+
+async def test_a_large_photo_on_its_side_is_scaled_upright(tmp_path: Path) -> None:
+    (tmp_path / "big.jpg").write_bytes(sideways((4000, 3000), 6))
+    result = await view_image({"path": "big.jpg"}, context(tmp_path, vision=ANTHROPIC))
+    (image,) = result.images
+    assert (image.width, image.height) == (1176, 1568)
+    with Pil.open(io.BytesIO(image.data)) as sent:
+        assert sent.size == (1176, 1568)
+        assert sent.convert("L").getpixel((588, 100)) > 200  # type: ignore[operator]
+    assert "scaled from 3000x4000" in result.output
+
+
+async def test_without_pillow_a_photo_on_its_side_is_sent_as_read_with_its_upright_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = sideways((300, 100), 6)
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    (tmp_path / "phone.jpg").write_bytes(data)
+    result = await view_image({"path": "phone.jpg"}, context(tmp_path, vision=ANTHROPIC))
+    (image,) = result.images
+    assert (image.data, image.width, image.height) == (data, 100, 300)
