@@ -28,6 +28,7 @@ EXTRAS = {
     "scan": ["zxing-cpp", "segno", "python-barcode", "pillow", "pypdf"],
     "images": ["pillow"],
     "video": ["av"],
+    "graphics": ["textual-image", "pillow"],
 }
 """Each extra's distributions (with the heavy dependencies they bring)."""
 ROUNDS = 5

@@ -23,7 +23,7 @@ from ioh_tui.core.codec import (
     tool_call_to_json,
 )
 from ioh_tui.core.errors import ConflictError
-from ioh_tui.core.transcript import Completion, Message
+from ioh_tui.core.transcript import Completion, Image, Message
 from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
@@ -157,6 +157,22 @@ class Steps(Db):
             images = decoded(shown, self.path, f"run {run_id}'s message images") if shown else []
             row["images"] = tuple(image_from_json(i) for i in images)
         return [MessageRow(**row) for row in rows]
+
+    async def tool_images(self, run_id: int, step: int, call_id: str) -> tuple[Image, ...]:
+        """The images a committed step's tool result showed the model (none before it commits).
+
+        One call's, read alone: the app draws an image from here, and a long run's every
+        message (with every image's bytes) is far more than one call's.
+        """
+        shown = await self._scalar(
+            "SELECT images FROM messages WHERE run_id = ? AND step = ? AND tool_call_id = ?"
+            " AND images IS NOT NULL",
+            (run_id, step, call_id),
+        )
+        if shown is None:
+            return ()
+        images = decoded(shown, self.path, f"run {run_id}'s message images")
+        return tuple(image_from_json(i) for i in images)
 
     async def steps(self, run_id: int) -> list[StepRow]:
         """The run's committed steps."""

@@ -61,9 +61,13 @@ def launch(
     """
     from ioh_tui.tui.factory import make_app
     from ioh_tui.tui.notify import NOTIFY_ENV, notify_style
+    from ioh_tui.tui.widgets.image_view import prepare
 
     notify = notify_style(os.environ.get(NOTIFY_ENV, ""))
     _need_a_terminal()
+    # Before the app: textual-image asks the terminal what it draws, which it cannot once
+    # Textual reads the keys.
+    prepare()
     app = make_app(
         store_path,
         run,

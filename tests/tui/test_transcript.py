@@ -6,13 +6,10 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from PIL import Image as Pil
 from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 
 from ioh_tui.policy import Policy
-from ioh_tui.providers import ScriptedProvider
-from ioh_tui.providers.testing.scenario import parse_scenario
 from ioh_tui.tui.describe import visible
 from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.widgets.agent_text import AgentText
@@ -268,25 +265,3 @@ async def test_a_big_trees_running_spawn_lines_are_pruned_like_finished_ones() -
         assert (spawn.status, command.status) == ("running", "running")
         assert transcript.call("s0") is None and spawn not in transcript.children
         assert transcript.call("e0") is command and command in transcript.children
-
-
-async def test_an_attached_image_shows_its_name_size_and_dimensions(tmp_path: Path) -> None:
-    (tmp_path / "project").mkdir()
-    Pil.new("L", (3, 2), 128).save(tmp_path / "project" / "chart.png")
-    size = (tmp_path / "project" / "chart.png").stat().st_size
-    look = {"name": "view_image", "arguments": {"path": "chart.png"}}
-    provider = ScriptedProvider(
-        parse_scenario(
-            {"model": "claude-sonnet-4", "turns": [{"tool_calls": [look]}, {"text": "grey"}]}
-        )
-    )
-    app = build(tmp_path, provider=provider, criterion=None)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await finished(pilot)
-        call = run_screen(app).query_one(ToolCall)
-        line = f"▣ image chart.png: {size} bytes, 3x2 (image/png)"
-        assert call.images == [line]
-        # Shown under the call's line without opening it.
-        shown = call.query_one(".tool-call--images")
-        assert shown.display and str(shown.render()) == line
-        assert call.line == "view_image chart.png"

@@ -38,10 +38,12 @@ from ioh_tui.tui.messages import (
     RunEnded,
     StopRequested,
 )
+from ioh_tui.tui.pictures import Album
 from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
 from ioh_tui.tui.screens.confirm_stop import ConfirmStopModal
 from ioh_tui.tui.screens.desk import DecisionDesk
 from ioh_tui.tui.screens.gate import GateModal
+from ioh_tui.tui.screens.image import ImageModal
 from ioh_tui.tui.screens.summary import SummaryModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.supervisor import Supervision
@@ -50,6 +52,7 @@ from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.compaction import Compaction
 from ioh_tui.tui.widgets.file_changes import FileChanges
 from ioh_tui.tui.widgets.gate_status import GateStatus
+from ioh_tui.tui.widgets.image_view import ImageShelf
 from ioh_tui.tui.widgets.key_bar import KeyBar
 from ioh_tui.tui.widgets.meter import Meter
 from ioh_tui.tui.widgets.notes import Notes
@@ -161,6 +164,8 @@ class RunScreen(Screen[None]):
         self._run_context: RunContext | None = None
         self.store_path = history.path
         """The store the engine writes: summaries and a resumed run's notes are read from it."""
+        self.album = Album(history.path)
+        """Where the calls' images are read from, once their steps are committed."""
         self.contexts: dict[int | None, ContextUse] = {}
         """How full each agent's context window is (None: the root)."""
         self.compactions: dict[int | None, Compaction] = {}
@@ -385,7 +390,10 @@ class RunScreen(Screen[None]):
                 call_id=call_id, ok=ok, refused=refused, summary=summary, output=output
             ):
                 if (call := transcript.call(call_id, agent)) is not None:
-                    call.finish(ok=ok, refused=refused, summary=summary, output=output)
+                    stored = self.album.at(_own_run(event), event.step, call_id)
+                    call.finish(
+                        ok=ok, refused=refused, summary=summary, output=output, stored=stored
+                    )
             case ev.ApprovalRequested(act=act, target=target):
                 if (call := transcript.running_call(agent)) is not None:
                     call.status = "waiting"
@@ -399,7 +407,8 @@ class RunScreen(Screen[None]):
                 )
                 await transcript.void(step, agent, note)
                 self.status.activity = f"step {step}: retrying"
-            case ev.StepFinished():
+            case ev.StepFinished(step=step):
+                self.album.commit(_own_run(event), step)
                 await transcript.close_stream(agent)
             case ev.ContextCompacted(step=step, tokens_before=before, tokens_after=after):
                 await self._compacted(event, agent, step, before, after)
@@ -471,6 +480,7 @@ class RunScreen(Screen[None]):
 
     async def _finished(self, outcome: str, detail: str) -> None:
         self.outcome = outcome
+        self.album.close()
         if self.budget_offer is not None and self.budget_offer in self.app.screen_stack:
             self.budget_offer.dismiss(None)  # moot once the run has ended
         await self.transcript.finish_streams()
@@ -614,6 +624,11 @@ class RunScreen(Screen[None]):
     def on_compaction_opened(self, message: Compaction.Opened) -> None:
         """Enter on a compaction block: its summary."""
         self._open_summary(message.compaction)
+
+    def on_image_shelf_opened(self, message: ImageShelf.Opened) -> None:
+        """The `i` key on a call with images: them at the pane's size."""
+        if message.shelf.stored is not None:
+            self.app.push_screen(ImageModal(message.shelf.stored, message.shelf.lines))
 
     def _open_summary(self, block: Compaction) -> None:
         self.run_worker(

@@ -1,22 +1,72 @@
-"""Model text or thinking of one step, fed token by token through Textual's `MarkdownStream`."""
+"""Model text or thinking of one step, fed token by token through Textual's `MarkdownStream`.
+
+Paragraphs, most of a reply, are drawn in `Prose` blocks of many paragraphs each rather than one
+widget a paragraph (see `PROSE_CHARS`); everything else (lists, code, tables, headings) is drawn by
+Textual's own Markdown blocks.
+"""
 
 from __future__ import annotations
 
+from markdown_it import MarkdownIt  # Textual's own Markdown parser (a dependency of textual)
+from textual.await_complete import AwaitComplete
+from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets._markdown import MarkdownParagraph  # public only as Markdown.BLOCKS' value
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
 FLUSH_S = 1 / 20
 """Fragments are handed to the stream at most this often. A Markdown append (and the re-layout it
 causes) costs far more than a token; Textual's docs put the widget's pace near 20 appends a second,
 which still reads as live. Measured in benchmarks/bench_tui_stream.py."""
+PROSE_CHARS = 2_000
+"""A `Prose` block takes paragraphs until it holds this many characters, then the next starts.
+
+Textual's Markdown makes each paragraph a widget: mounting one costs milliseconds of styling, and
+every layout pass (one a frame while text streams) walks every widget on the screen, so a long
+reply made each frame slower than the last (20,000 streamed tokens: 364 paragraph widgets, seconds
+of layout; benchmarks/bench_tui_stream.py). A frame redraws only the last block, so its cost is
+bounded by this size, not by the reply's."""
+
+
+class Prose(MarkdownParagraph):
+    """Consecutive paragraphs of one reply, drawn as one block; the last may still grow.
+
+    Joined with the blank lines their margins would leave between them, the paragraphs draw the
+    lines Textual's paragraph blocks draw: each is wrapped on its own, at the same width, with the
+    same styles (`Prose` is a `MarkdownParagraph` to the stylesheet).
+    """
+
+    def __init__(self, markdown: Markdown, first: MarkdownParagraph) -> None:
+        super().__init__(markdown, first._token, first.source_range)
+        self.parts: list[Content] = [first._content]
+        """Each paragraph's text, styled."""
+        self.chars = len(first._content)
+        """How much text the block holds."""
+        self.set_content(first._content)
+
+    def add(self, paragraph: MarkdownParagraph) -> None:
+        """Add the paragraph that follows."""
+        self.parts.append(paragraph._content)
+        self.chars += len(paragraph._content)
+        self.source_range = (self.source_range[0], paragraph.source_range[1])
+
+    def drop_last(self) -> None:
+        """Take the last paragraph out (it is parsed again, with what came after it)."""
+        self.chars -= len(self.parts.pop())
+
+    def show(self) -> None:
+        """Draw the paragraphs as they are now."""
+        # A paragraph's bottom margin is the gap Textual leaves between two (none in thinking).
+        gap = Content("\n" * (1 + self.styles.margin.bottom))
+        self.set_content(gap.join(self.parts))
 
 
 class AgentText(Markdown):
     """One run of streamed model output (text, or thinking with the `-thinking` class).
 
-    Fragments go through a `MarkdownStream`, which appends to the document (it never re-renders the
-    whole reply per chunk) and batches whatever arrives while it is busy.
+    Fragments go through a `MarkdownStream`, which batches whatever arrives while the block is
+    busy; each append parses only the document's last block again, with what came after it.
     """
 
     def __init__(self, *, step: int, thinking: bool = False, agent: int | None = None) -> None:
@@ -32,6 +82,11 @@ class AgentText(Markdown):
         self._unsent: list[str] = []
         self._timer: Timer | None = None
         self._finished = False
+        self._parser = MarkdownIt("gfm-like")
+        self._parsed_to = 0
+        """Where the document's last block starts in the source: the next append parses from it."""
+        self._prose: Prose | None = None
+        """The last block while the document ends in a paragraph (it holds that paragraph)."""
 
     @property
     def text(self) -> str:
@@ -74,6 +129,68 @@ class AgentText(Markdown):
         self._schedule()
         if self._finished:
             await self.close()
+
+    def append(self, markdown: str) -> AwaitComplete:
+        """Append a fragment to the document (what the stream calls), paragraphs into `Prose`.
+
+        As Textual's `append` does, the document's last block is parsed again with the fragment
+        (it may have grown, or turned into another kind of block) and replaced.
+        """
+        return AwaitComplete(self._append(markdown))
+
+    async def _append(self, markdown: str) -> None:
+        async with self.lock:  # a stopped stream's last append may run alongside another
+            self._markdown += markdown
+            tail = self._markdown[self._parsed_to :]
+            tokens = self._parser.parse(tail)
+            blocks = list(self._parse_markdown(tokens))
+            for token in reversed(tokens):
+                if token.map is not None and token.level == 0:
+                    lines = tail.splitlines(keepends=True)[: token.map[0]]
+                    self._parsed_to += sum(map(len, lines))
+                    break
+            if blocks:
+                with self.app.batch_update():
+                    await self._replace_last(blocks)
+
+    async def _replace_last(self, blocks: list[MarkdownBlock]) -> None:
+        """Replace the document's last block with `blocks` (the tail, parsed again)."""
+        prose = self._prose
+        existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
+        if prose is not None:
+            prose.drop_last()
+            if not prose.parts and type(blocks[0]) is not MarkdownParagraph:
+                self._prose = None  # its one paragraph turned into another kind of block
+                await prose.remove()
+        elif existing:
+            last, first = existing[-1], blocks[0]
+            if type(first) is MarkdownParagraph:
+                await last.remove()  # a block that turned into a paragraph
+            else:
+                await last._update_from_block(first)  # Textual's own, in place where it can
+                blocks = blocks[1:]
+        for block in blocks:
+            await self._add(block)
+        if self._prose is not None:
+            self._prose.show()
+
+    async def _add(self, block: MarkdownBlock) -> None:
+        """Put a block at the end: a paragraph into the last `Prose` while it has room."""
+        prose = self._prose
+        # A top-level paragraph: a list's or a quote's paragraphs are nested inside its block.
+        paragraph = block if type(block) is MarkdownParagraph else None
+        room = prose is not None and (not prose.parts or prose.chars < PROSE_CHARS)
+        if prose is not None and paragraph is not None and room:
+            prose.add(paragraph)
+            return
+        if prose is not None:
+            prose.show()  # its last paragraph is finished: drawn as it ends
+        if paragraph is not None:
+            self._prose = Prose(self, paragraph)
+            await self.mount(self._prose)
+        else:
+            self._prose = None
+            await self.mount(block)
 
     async def flush(self) -> None:
         """Hand what came so far to the stream now, not at the next timer."""

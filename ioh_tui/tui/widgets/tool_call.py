@@ -17,6 +17,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from ioh_tui.tui.describe import tail, visible
+from ioh_tui.tui.pictures import Stored
+from ioh_tui.tui.widgets.image_view import ImageShelf, graphics
 
 CallStatus = Literal["running", "waiting", "ok", "error", "refused", "deferred", "cancelled"]
 
@@ -50,8 +52,9 @@ class ToolCall(Widget, can_focus=True):
         Binding(
             "enter,space", "toggle_details", "Details", tooltip="Show or hide arguments and output"
         ),
+        Binding("i", "open_image", "Image", tooltip="The call's images at the pane's size"),
     ]
-    """Enter (or space) toggles the details of the focused call."""
+    """Enter (or space) toggles the details of the focused call; i opens its images."""
 
     status: reactive[CallStatus] = reactive("running")
     """Where the call is: running, waiting on a decision, or how it ended."""
@@ -93,7 +96,9 @@ class ToolCall(Widget, can_focus=True):
         """The observation's first line, once finished."""
         self.images: list[str] = []
         """A line for each image the call attached (name, bytes, dimensions), once finished."""
-        self._parts: dict[str, Static] = {}
+        self.stored: Stored | None = None
+        """Where the store keeps the attached images (the image view reads them there)."""
+        self._parts: dict[str, Widget] = {}
         self._line: Static | None = None
         """The line as a child, once the call has parts below it."""
         self._line_cells = 0
@@ -130,23 +135,25 @@ class ToolCall(Widget, can_focus=True):
             self._show_images()
 
     def _part(self, name: str, initial: str = "") -> Static:
-        """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later).
-
-        The first part mounts the line too, as a child above it.
-        """
+        """The part `tool-call--<name>`, mounted on first use (kept here: a mount lands later)."""
         part = self._parts.get(name)
-        if part is not None:
+        if isinstance(part, Static):
             return part
+        part = Static(initial, classes=f"tool-call--{name}", markup=False)
+        self._place(name, part)
+        return part
+
+    def _place(self, name: str, part: Widget) -> None:
+        """Mount a part in its place; the first part mounts the line too, as a child above it."""
         if self._line is None:
             self._line = Static(self._header(), classes="tool-call--line", markup=False)
             self.mount(self._line)
-        part = self._parts[name] = Static(initial, classes=f"tool-call--{name}", markup=False)
+        self._parts[name] = part
         later = [self._parts[p] for p in PARTS[PARTS.index(name) + 1 :] if p in self._parts]
         if later:
             self.mount(part, before=later[0])
         else:
             self.mount(part)
-        return part
 
     def _arguments(self) -> str:
         shown, _ = visible(json.dumps(self.arguments, indent=2, ensure_ascii=False))
@@ -173,8 +180,10 @@ class ToolCall(Widget, can_focus=True):
         self._part("tail").update(shown)
         self._refresh_output()
 
-    def finish(self, *, ok: bool, refused: bool, summary: str, output: str) -> None:
-        """Record how the call ended."""
+    def finish(
+        self, *, ok: bool, refused: bool, summary: str, output: str, stored: Stored | None = None
+    ) -> None:
+        """Record how the call ended (`stored`: where its images are, if it attached any)."""
         self.output = output
         self.summary = _short(summary)
         self.status = "refused" if refused else ("ok" if ok else "error")
@@ -183,12 +192,25 @@ class ToolCall(Widget, can_focus=True):
             visible(f"▣ image {m[1]}: {m[3]} bytes, {m[4]} ({m[2]})")[0]
             for m in _IMAGE.finditer(output)
         ]
+        self.stored = stored
         if self.images and self.is_mounted:
             self._show_images()
 
     def _show_images(self) -> None:
-        # Under the line, opened or not; as text: terminal graphics are not drawn.
-        self._part("images").update("\n".join(self.images))
+        # Under the line, opened or not: drawn where the terminal can (`image_view`), else text.
+        if "images" not in self._parts:
+            self._place("images", ImageShelf(self.images, self.stored, classes="tool-call--images"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`i` is offered on a call whose images can be drawn."""
+        if action == "open_image":
+            return bool(self.images) and self.stored is not None and graphics() is not None
+        return True
+
+    def action_open_image(self) -> None:
+        """The `i` key: the call's images at the pane's size."""
+        if isinstance(shelf := self._parts.get("images"), ImageShelf):
+            shelf.open()
 
     def _refresh_output(self) -> None:
         if not self.expanded:

@@ -156,3 +156,13 @@ async def test_a_tool_result_s_images_read_back_whole(store: Store, run_id: int)
     rows = await store.messages(run_id)
     assert rows[-1].message == shown
     assert [m.images for m in rows[:-1]] == [(), ()]
+
+
+async def test_one_calls_images_are_read_alone_once_committed(store: Store, run_id: int) -> None:
+    image = Image("image/png", b"\x89PNG" + bytes(60), "chart.png", 64, 32)
+    shown = Message("tool", "[view_image chart.png]", tool_call_id="c2", images=(image,))
+    assert await store.tool_images(run_id, 1, "c2") == ()  # not committed yet
+    await store.commit_step(StepCommit(run_id, 1, "", "", 0, 0, None, [*MESSAGES, shown], []))
+    assert await store.tool_images(run_id, 1, "c2") == (image,)
+    assert await store.tool_images(run_id, 1, "c1") == ()  # a result without images
+    assert await store.tool_images(run_id, 2, "c2") == ()

@@ -1,0 +1,66 @@
+"""The app's launch to its first frame, against a bare interpreter (`python -c pass`).
+
+A fresh interpreter builds the app on a new store as `ioh-tui` does (the start screen), runs it
+headless and prints a line once the start screen has been drawn; the time is from starting the
+process to reading that line. Each runs RUNS times; the medians are compared. Prints figures;
+asserts nothing.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RUNS = 5
+APP = """
+import sys
+from pathlib import Path
+
+from ioh_tui.tui.factory import make_app
+from ioh_tui.tui.screens.start import StartScreen
+
+app = make_app(Path(sys.argv[1]))
+
+
+async def drawn(pilot):
+    while not isinstance(app.screen, StartScreen):
+        await pilot.pause(0)
+    app.screen.call_after_refresh(lambda: (print("drawn", flush=True), app.exit()))
+
+
+app.run(headless=True, size=(120, 40), auto_pilot=drawn)
+"""
+"""The app on a new store; prints `drawn` once its start screen has been refreshed."""
+
+
+def median_seconds(argv: list[str]) -> float:
+    """The median time from starting `argv` to its first line of output (or its end)."""
+    times = []
+    for _ in range(RUNS):
+        started = time.perf_counter()
+        with subprocess.Popen(argv, stdout=subprocess.PIPE) as process:
+            assert process.stdout is not None
+            process.stdout.readline()
+            times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    """Print the app's first frame and the bare interpreter, and their ratio."""
+    bare = median_seconds([sys.executable, "-c", "pass"])
+    with tempfile.TemporaryDirectory(prefix="bench-first-frame-") as tmp:
+        frame = median_seconds([sys.executable, "-c", APP, str(Path(tmp) / "store.db")])
+    print(f"python -c pass:          median {bare * 1000:.0f} ms")
+    print(f"app to first frame:      median {frame * 1000:.0f} ms ({frame / bare:.1f}x bare)")
+    print(
+        f"table | app launch to first frame (start screen, new store) | {frame:.2f} s"
+        f" ({frame / bare:.0f}x `python -c pass`, {bare * 1000:.0f} ms) | | ≤ 0.3 s"
+    )
+
+
+if __name__ == "__main__":
+    main()
