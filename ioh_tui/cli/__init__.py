@@ -6,10 +6,16 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, NoReturn
 
 from ioh_tui import __version__
+from ioh_tui.cli.arguments import (
+    _positive_float,
+    add_decide_options,
+    add_fleet_option,
+    add_mcp_parser,
+    add_run_options,
+)
 from ioh_tui.cli.terminal import say
 from ioh_tui.core.errors import ConfigError, ConflictError, IohError, ResumeError
 from ioh_tui.core.shown import shown
@@ -36,10 +42,6 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """Every command and option (interface.md §1)."""
-    # Imports the engine: not for --version.
-    from ioh_tui.cli.decide import add_decide_options
-    from ioh_tui.cli.options import add_fleet_option, add_run_options
-
     parser = _Parser(
         prog="ioh-tui", description="Run and supervise AI coding agents from a task contract."
     )
@@ -118,8 +120,6 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument(
         "--trust-project", action="store_true", help="agree to the project's own sections first"
     )
-    from ioh_tui.cli.mcp_command import add_mcp_parser
-
     add_mcp_parser(sub)
 
     web = sub.add_parser("web", help="the app in a browser, behind a secret token (web extra)")
@@ -147,8 +147,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_approval_timeout(parser: argparse.ArgumentParser) -> None:
-    from ioh_tui.cli.options import _positive_float  # built with the parser, not for --version
-
     parser.add_argument(
         "--approval-timeout",
         type=_positive_float,
@@ -229,6 +227,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def _app(args: argparse.Namespace) -> int:
     """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    from dataclasses import replace
+
     from ioh_tui.cli.decide import check_decide, decision_of, needs_request
     from ioh_tui.cli.extensions import for_workspace, run_extensions
     from ioh_tui.cli.fleet import connect_fleet, need_a_tree

@@ -16,35 +16,6 @@ from ioh_tui.core.errors import ConfigError, ResumeError
 from ioh_tui.policy import Decision, Rule
 from ioh_tui.store import ApprovalRow
 
-DECIDE_CHOICES = ("approve", "deny", "rewrite", "remember")
-SCOPES = ("run", "project", "user")
-
-
-def add_decide_options(parser: argparse.ArgumentParser) -> None:
-    """`--decide` and the options that go with each answer."""
-    parser.add_argument(
-        "--decide", choices=DECIDE_CHOICES, help="answer the pending decision first"
-    )
-    parser.add_argument(
-        "--reason", default="", help="with --decide deny: the reason the model reads"
-    )
-    parser.add_argument(
-        "--to",
-        metavar="TEXT",
-        help="with --decide rewrite: the new content of a write or edit, else the new target",
-    )
-    parser.add_argument(
-        "--pattern",
-        metavar="GLOB",
-        help="with --decide remember: the rule's pattern (default: the request's exact target)",
-    )
-    parser.add_argument(
-        "--scope",
-        choices=SCOPES,
-        help="with --decide remember: keep the rule for the run (default), or save it for the "
-        "project's or the user's later runs too",
-    )
-
 
 def check_decide(args: argparse.Namespace) -> None:
     """Each option only with its answer, and a rewrite with its text.

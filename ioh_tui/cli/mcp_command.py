@@ -29,18 +29,6 @@ from ioh_tui.mcp import (
 from ioh_tui.policy import Policy
 
 
-def add_mcp_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """`mcp list` and its options."""
-    mcp = sub.add_parser("mcp", help="configured MCP servers, their state and tools")
-    verbs = mcp.add_subparsers(dest="mcp_command", metavar="VERB", required=True)
-    listing = verbs.add_parser("list", help="start each server, list its tools, stop it")
-    listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    listing.add_argument("--workspace", help="the project (default: the current directory)")
-    listing.add_argument("--sandbox", help="containment for local servers (default: auto)")
-    listing.add_argument("--policy", help="a policy file (its net rules give servers the network)")
-    listing.add_argument("--profile", help=argparse.SUPPRESS)
-
-
 def mcp_specs(args: argparse.Namespace) -> tuple[ServerSpec, ...]:
     """The servers the configuration declares (those of a project not agreed to are left out)."""
     return server_specs(effective_config(args).mcp_servers())

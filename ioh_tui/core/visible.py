@@ -13,7 +13,6 @@ characters itself, and keeps the exact value.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -58,7 +57,11 @@ def _map(value: Any, fn: Callable[[str], str]) -> Any:
         if all(m is v for m, v in zip(mapped, value, strict=True)):
             return value
         return type(value)(mapped) if isinstance(value, list) else tuple(mapped)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    # What `dataclasses.is_dataclass` checks; the module itself (and `inspect` through it) is
+    # imported only for a dataclass, so `ioh-tui --version` does not load it.
+    if hasattr(type(value), "__dataclass_fields__"):
+        import dataclasses
+
         changes = {}
         for field in dataclasses.fields(value):
             if not field.init:

@@ -13,6 +13,8 @@ recovered once, by refitting the rest of the drive to less.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ioh_tui.context import Context, Fitted, summary_request, window_for
 from ioh_tui.core import events as ev
 from ioh_tui.core.control import BudgetExhausted, Stop
@@ -64,8 +66,12 @@ def notes_in(history: list[Message]) -> list[str]:
     ]
 
 
-async def query(p: Deps, s: RunState, n: int) -> Completion:
-    """Ask the model once for step `n` (with the provider's retries), streaming pieces as events."""
+async def query(p: Deps, s: RunState, n: int) -> tuple[Completion, list[dict[str, Any]]]:
+    """Ask the model once for step `n` (with the provider's retries), streaming pieces as events.
+
+    Returns the turn and its accounting rows, for the caller to store with the staged turn in
+    one transaction (`Store.stage_turn`). A failed call's rows are stored here.
+    """
     try:
         return await _ask(p, s, n, await _request(p, s, n))
     except ProviderError as exc:
@@ -171,10 +177,13 @@ async def _afford(p: Deps, s: RunState, n: int, prompt: int) -> None:
         raise Stop("cost_budget_exceeded", n - 1, halted)
 
 
-async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
+async def _ask(
+    p: Deps, s: RunState, n: int, request: Request
+) -> tuple[Completion, list[dict[str, Any]]]:
     """One call (with the provider's retries), streaming pieces as events.
 
-    A provider's failure that survives its retries is raised as it is.
+    A provider's failure that survives its retries is raised as it is, its attempts accounted;
+    a turn is returned with its accounting rows, not yet stored.
     """
     # A key the model repeats may arrive split across pieces: each stream holds back an end
     # that could begin one until the next piece (or the attempt's end) settles it.
@@ -216,7 +225,7 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
     finally:
         text.flush()
         thinking.flush()
-    await account(p, n, pending)
+    calls = accounting_rows(pending)
     # What the model said is staged, stored and shown: never with a key in it.
     completion = redactor.value(completion)
     usage = completion.usage
@@ -234,7 +243,7 @@ async def _ask(p: Deps, s: RunState, n: int, request: Request) -> Completion:
             cache_read_tokens=usage.cache_read_tokens if usage else 0,
         )
     )
-    return completion
+    return completion, calls
 
 
 def _attempt_sink(p: Deps, n: int, pending: list[Attempt]) -> AttemptSink:
@@ -284,12 +293,17 @@ def _attempt_sink(p: Deps, n: int, pending: list[Attempt]) -> AttemptSink:
 
 
 async def account(p: Deps, n: int, attempts: list[Attempt]) -> None:
-    """One accounting row per attempt."""
+    """One accounting row per attempt, stored now (a failed call's, a summary's)."""
+    for row in accounting_rows(attempts):
+        await p.store.add_provider_call(p.run_id, n, row)
+
+
+def accounting_rows(attempts: list[Attempt]) -> list[dict[str, Any]]:
+    """One `provider_calls` row per attempt (the columns besides the run and the step)."""
+    rows = []
     for a in attempts:
         u = a.usage
-        await p.store.add_provider_call(
-            p.run_id,
-            n,
+        rows.append(
             {
                 "attempt": a.attempt,
                 "provider": a.provider,
@@ -304,9 +318,10 @@ async def account(p: Deps, n: int, attempts: list[Attempt]) -> None:
                 "ttft_ms": a.ttft_ms,
                 "stop_reason": a.stop_reason,
                 "failure": a.failure,
-            },
+            }
         )
     attempts.clear()
+    return rows
 
 
 def billed(s: RunState, usage: Usage | None) -> Usage | None:

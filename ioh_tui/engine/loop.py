@@ -139,8 +139,9 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     # Only the first step of a drive can have been staged by a drive that crashed.
     staged = await p.store.staged_turn(p.run_id, n) if n == s.first_step else None
     if staged is None:
-        completion = await query(p, s, n)
-        await p.store.stage_turn(p.run_id, n, completion)
+        completion, calls = await query(p, s, n)
+        # The turn and its accounting in one transaction: one hop, and kept or lost together.
+        await p.store.stage_turn(p.run_id, n, completion, calls)
     else:
         completion = staged
         _replay_text(p, n, completion)

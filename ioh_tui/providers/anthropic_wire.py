@@ -153,6 +153,10 @@ class AnthropicAssembler:
             return False
         return self._decoded(event)
 
+    def feed_all(self, events: Iterable[ServerSentEvent]) -> bool:
+        """`feed` of each of a network chunk's events, in one call; True once `message_stop`."""
+        return self._shape.feed_all(events, self._out, self._decoded)
+
     def _decoded(self, event: ServerSentEvent) -> bool:
         """`feed`'s full path: the event's JSON decoded and every field looked at."""
         obj = event_json(event.data)

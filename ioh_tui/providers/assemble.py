@@ -18,7 +18,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import (
@@ -31,6 +31,18 @@ from ioh_tui.core.transcript import (
 )
 
 Clock = Callable[[], float]
+
+
+class _Data(Protocol):
+    """An event as `TextShape.feed_all` reads it (`sse.ServerSentEvent`, a layer beside this)."""
+
+    @property
+    def data(self) -> str:
+        """The event's data."""
+        ...
+
+
+_Event = TypeVar("_Event", bound=_Data)
 
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 """The JSON string-literal decoder `json.loads` itself uses (C), absent from typeshed's stubs."""
@@ -237,6 +249,25 @@ class TextShape:
         if text:
             out.text(text)
         return True
+
+    def feed_all(
+        self, events: Iterable[_Event], out: PieceStream, decoded: Callable[[_Event], bool]
+    ) -> bool:
+        """An assembler's `feed_all`: each event's text to `out`, or `decoded(event)` for the rest.
+
+        One call a network chunk: an event of the learned shape costs its string literal's
+        decode and its piece, not a chain of calls. True as soon as `decoded` says the stream's
+        terminator arrived (the events after it are not read, as `feed` would not be called).
+        """
+        text, emit = self.text, out.text
+        for event in events:
+            said = text(event.data)
+            if said is None:
+                if decoded(event):
+                    return True
+            elif said:
+                emit(said)
+        return False
 
     def learn(self, data: str, text: str, text_of: Callable[[dict[str, Any]], object]) -> None:
         """Learn the shape from `data`, a text-only event whose text is `text`.

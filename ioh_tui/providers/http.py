@@ -32,7 +32,7 @@ from ioh_tui.providers.base import ensure_allowed
 from ioh_tui.providers.classify import classify_status, parse_retry_after
 from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
-from ioh_tui.providers.sse import ServerSentEvent, aiter_sse
+from ioh_tui.providers.sse import EventStream, ServerSentEvent
 
 DEFAULT_TIMEOUT_S = 600.0
 """Longest one attempt may take, first byte to last (the original's request timeout)."""
@@ -114,6 +114,10 @@ class StreamAssembler(Protocol):
 
     def feed(self, event: ServerSentEvent) -> bool:
         """Take one event; True when the stream's terminator arrived."""
+        ...
+
+    def feed_all(self, events: Iterable[ServerSentEvent]) -> bool:
+        """Take a network chunk's events, in order, as `feed` would; True at the terminator."""
         ...
 
     def finish(self) -> Completion:
@@ -337,12 +341,14 @@ async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None
     in bytes and time: a server that keeps talking after the end only costs the connection.
     """
     chunks = response.aiter_bytes()
-    async with contextlib.aclosing(aiter_sse(chunks)) as events:
-        async for event in events:
-            if assembler.feed(event):
-                break
-        else:
-            return
+    stream = EventStream()
+    # A network chunk's events in one call each way: the per-event cost is the assembler's work,
+    # not a generator's yield and a method call (docs/performance.md, the stream's profile).
+    async for chunk in chunks:
+        if assembler.feed_all(stream.decode(chunk)):
+            break
+    else:
+        return
     drained = 0
     with contextlib.suppress(httpx.HTTPError, TimeoutError):
         async with asyncio.timeout(_DRAIN_S):

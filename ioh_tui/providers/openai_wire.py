@@ -163,6 +163,10 @@ class OpenAIAssembler:
             return False
         return self._decoded(event.data)
 
+    def feed_all(self, events: Iterable[ServerSentEvent]) -> bool:
+        """`feed` of each of a network chunk's events, in one call; True once `[DONE]` arrived."""
+        return self._shape.feed_all(events, self._out, lambda event: self._decoded(event.data))
+
     def _decoded(self, data: str) -> bool:
         """`feed`'s full path: the chunk's JSON decoded and every field looked at."""
         if data.startswith("[DONE]"):

@@ -155,6 +155,11 @@ class EventDecoder:
                     out.append(event)
         return out
 
+    @property
+    def last_id(self) -> str:
+        """The last event id seen on the stream so far."""
+        return self._last_id
+
     def _dispatch(self) -> ServerSentEvent | None:
         data, event, retry = self._data, self._event, self._retry
         self._data, self._event, self._retry = [], "", None
@@ -168,12 +173,80 @@ class EventDecoder:
         )
 
 
+class EventStream:
+    r"""Network chunks to events, one call a chunk: `LineDecoder` and `EventDecoder` in one.
+
+    The text is cut at blank lines (`split("\n\n")`, in C) into blocks, each an event's lines;
+    a block that is one `data: ` line, nearly every event of a model's stream, becomes its event
+    at once, and any other block goes through `EventDecoder` line by line. Line ends are made LF
+    first (CRLF and lone CR, with a CR that ends one chunk swallowing an LF that starts the
+    next), so the rules are exactly `LineDecoder`'s and `EventDecoder`'s
+    (`tests/unit/providers/test_sse_decoder.py` compares the two on any stream cut anywhere).
+    """
+
+    __slots__ = ("_cr", "_decoder", "_events", "_rest", "_started")
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._events = EventDecoder()
+        self._rest: list[str] = []
+        """Text after the last blank line: an event still being received."""
+        self._cr = False
+        self._started = False
+
+    def decode(self, chunk: bytes) -> list[ServerSentEvent]:
+        """The events `chunk` completes, in order; the rest is kept for the next call."""
+        text = self._text(chunk)
+        if not text:
+            return []
+        if "\n\n" not in text and text[0] != "\n":
+            # No blank line can end here (the kept text never ends in a blank line).
+            self._rest.append(text)
+            return []
+        if self._rest:
+            text = "".join(self._rest) + text
+            self._rest = []
+        blocks = text.split("\n\n")
+        rest = blocks.pop()
+        if rest:
+            self._rest.append(rest)
+        events = self._events
+        last_id = events.last_id
+        out = []
+        for block in blocks:
+            if block.startswith("data: ") and "\n" not in block:
+                # What `EventDecoder` makes of `data: X` and a blank line (its state is clear
+                # after every blank line; only the last id carries over).
+                out.append(ServerSentEvent("message", block[6:], last_id))
+            else:
+                out += events.feed([*block.split("\n"), ""])
+                last_id = events.last_id
+        return out
+
+    def _text(self, chunk: bytes) -> str:
+        """`chunk` decoded, the stream's BOM dropped, and every line end made LF."""
+        text = self._decoder.decode(chunk)
+        if not text:
+            return ""
+        if not self._started:
+            self._started = True
+            if text[0] == _BOM:
+                text = text[1:]
+        if self._cr:
+            self._cr = False
+            if text[:1] == "\n":
+                text = text[1:]
+        if "\r" in text:
+            self._cr = text[-1] == "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text
+
+
 def iter_sse(chunks: Iterable[bytes]) -> Iterator[ServerSentEvent]:
     """The events of a byte stream given as an iterable of network chunks."""
-    lines = LineDecoder()
-    events = EventDecoder()
+    stream = EventStream()
     for chunk in chunks:
-        yield from events.feed(lines.decode(chunk))
+        yield from stream.decode(chunk)
 
 
 async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncGenerator[ServerSentEvent, None]:
@@ -181,8 +254,7 @@ async def aiter_sse(chunks: AsyncIterable[bytes]) -> AsyncGenerator[ServerSentEv
 
     The final event is dropped when no blank line follows it (see the module docstring).
     """
-    lines = LineDecoder()
-    events = EventDecoder()
+    stream = EventStream()
     async for chunk in chunks:
-        for event in events.feed(lines.decode(chunk)):
+        for event in stream.decode(chunk):
             yield event

@@ -28,6 +28,7 @@ from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
 from ioh_tui.store.texts import keep
+from ioh_tui.store.trace import write_provider_calls
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +91,28 @@ class Steps(Db):
 
         await self._atomically(write)
 
-    async def stage_turn(self, run_id: int, step: int, completion: Completion) -> None:
-        """Keep a model turn before its tools run: a resumed step reuses it, never re-asks."""
-        await self._exec(
-            "INSERT OR REPLACE INTO staged_turns (run_id, step, completion) VALUES (?,?,?)",
-            (run_id, step, json.dumps(completion_to_json(completion))),
-        )
+    async def stage_turn(
+        self,
+        run_id: int,
+        step: int,
+        completion: Completion,
+        calls: Sequence[dict[str, Any]] = (),
+    ) -> None:
+        """Keep a model turn before its tools run: a resumed step reuses it, never re-asks.
+
+        `calls` are the turn's accounting rows (`add_provider_call`'s), written in the same
+        transaction: one hop for both, and a crash keeps the turn and what it cost together.
+        """
+        text = json.dumps(completion_to_json(completion))
+
+        def write(conn: sqlite3.Connection) -> None:
+            write_provider_calls(conn, run_id, step, calls)
+            conn.execute(
+                "INSERT OR REPLACE INTO staged_turns (run_id, step, completion) VALUES (?,?,?)",
+                (run_id, step, text),
+            )
+
+        await self._atomically(write)
 
     async def staged_turn(self, run_id: int, step: int) -> Completion | None:
         """The staged model turn of an uncommitted step, if any."""

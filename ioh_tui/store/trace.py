@@ -9,6 +9,7 @@ from typing import Any
 
 from ioh_tui.store.base import Db
 from ioh_tui.store.errors import decoded
+from ioh_tui.store.eventrows import pack, unpack
 from ioh_tui.store.rows import EventRow, GateAttemptRow, ProviderCallRow, SandboxEventRow
 from ioh_tui.store.texts import SHARED_FROM, keep
 
@@ -43,7 +44,7 @@ class Trace(Db):
                         agent_id,
                         data.get("step"),
                         kind,
-                        json.dumps(shown),
+                        pack(shown, kind=kind, run_id=run_id, agent_id=agent_id),
                         json.dumps(refs) if refs else None,
                     )
                 )
@@ -58,7 +59,8 @@ class Trace(Db):
     async def events(self, run_id: int, *, after_id: int = 0) -> list[EventRow]:
         """Logged events of a run (or of a whole tree, by root id), oldest first."""
         rows = await self._rows(
-            "SELECT id, kind, json, at, texts FROM events WHERE run_id = ? AND id > ? ORDER BY id",
+            "SELECT id, agent_id, step, kind, json, at, texts FROM events WHERE run_id = ?"
+            " AND id > ? ORDER BY id",
             (run_id, after_id),
         )
         refs = {
@@ -69,11 +71,16 @@ class Trace(Db):
         texts = await self._texts(i for r in refs.values() for i in r.values()) if refs else {}
         events = []
         for row in rows:
-            del row["texts"]
-            data = decoded(row["json"], self.path, f"event {row['id']}")
+            data = unpack(
+                decoded(row["json"], self.path, f"event {row['id']}"),
+                kind=row["kind"],
+                run_id=run_id,
+                agent_id=row["agent_id"],
+                step=row["step"],
+            )
             for key, text_id in refs.get(row["id"], {}).items():
                 data[key] = texts.get(text_id, "")
-            events.append(EventRow(**{**row, "json": data}))
+            events.append(EventRow(row["id"], row["kind"], data, row["at"]))
         return events
 
     async def _texts(self, ids: Iterable[int]) -> dict[int, str]:
@@ -130,3 +137,19 @@ class Trace(Db):
             "SELECT * FROM sandbox_events WHERE run_id = ? ORDER BY id", (run_id,)
         )
         return [SandboxEventRow(**row) for row in rows]
+
+
+def write_provider_calls(
+    conn: sqlite3.Connection, run_id: int, step: int, rows: Sequence[dict[str, Any]]
+) -> None:
+    """Insert accounting rows (each: the columns besides `run_id` and `step`, by name).
+
+    The SQL text depends only on the columns named, so `sqlite3` prepares it once per shape.
+    """
+    for row in rows:
+        values = {"run_id": run_id, "step": step, **row}
+        conn.execute(
+            f"INSERT INTO provider_calls ({', '.join(values)})"
+            f" VALUES ({', '.join('?' * len(values))})",
+            tuple(values.values()),
+        )

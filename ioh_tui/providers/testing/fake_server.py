@@ -223,7 +223,7 @@ class FakeModelServer:
             )
             return await self._refuse(out, record, 400, why)
         index = scenario.turn_index(request)
-        turn = scenario.turn_for(request)
+        turn = scenario.turn_for(request, index)
         record.agent, record.turn = agent, index
         failure = self._errors.next((agent, index), turn.errors)
         if failure is not None and failure.status is not None:

@@ -13,6 +13,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from ioh_tui.core.errors import ConfigError
 from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, ToolCall
 from ioh_tui.providers.pieces import completion_pieces
 
+_ROLE = attrgetter("role")
 _FOLDED = re.compile(
     r"^\[earlier work, summarised: (\d+) turn|^\[(\d+) earlier turn\(s\) left out", re.M
 )
@@ -124,15 +127,17 @@ class Scenario:
         window = self.context_window
         return window is not None and estimate_tokens(request_text(request.messages)) > window
 
-    def turn_for(self, request: Request) -> Turn:
+    def turn_for(self, request: Request, index: int | None = None) -> Turn:
         """The turn answering `request`: turn i answers a transcript holding i assistant turns.
 
         When the turns run out, a plain text turn with no tool call. A request asking to
         summarise the transcript (a compaction) is answered with a summary, never a turn.
+        `index` is the request's `turn_index` when the caller has it already.
         """
         if _summarising(request):
             return Turn(text=_summary(request), delay_ms=self.summary_delay_ms)
-        index = self.turn_index(request)
+        if index is None:
+            index = self.turn_index(request)
         if index < len(self.turns):
             return self.turns[index]
         return Turn(text="I have nothing more to do.")
@@ -146,9 +151,12 @@ class Scenario:
         """
         if _summarising(request):
             return -1
-        said = sum(1 for m in request.messages if m.role == "assistant")
-        for m in request.messages:
-            if m.role == "user" and _FOLDED.search(m.content):
+        # Counted and filtered in C (`map`, `list.count`, `compress`): the transcript is read
+        # on every call, so a Python loop here made a long run quadratic in the stand-in model.
+        roles = list(map(_ROLE, request.messages))
+        said = roles.count("assistant")
+        for m in compress(request.messages, map("user".__eq__, roles)):
+            if _FOLDED.search(m.content):
                 return said + sum(int(a or b) for a, b in _FOLDED.findall(m.content))
         return said
 

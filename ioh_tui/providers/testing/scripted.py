@@ -117,7 +117,7 @@ class ScriptedProvider:
                 retryable=False,
             )
         index = self.scenario.turn_index(request)
-        turn = self.scenario.turn_for(request)
+        turn = self.scenario.turn_for(request, index)
         failure = self._errors.next(index, turn.errors)
         if failure is not None and failure.status is not None:
             raise classify_status(

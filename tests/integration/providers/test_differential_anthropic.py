@@ -17,7 +17,6 @@ from ioh_tui.core.errors import ProviderError
 from ioh_tui.core.transcript import Completion, Message, Request, StreamPiece, TextPiece
 from ioh_tui.providers import Anthropic
 from ioh_tui.providers.anthropic_wire import AnthropicAssembler
-from ioh_tui.providers.sse import ServerSentEvent
 from tests.integration.providers.wire_server import Reply, WireServer
 from tests.integration.providers.wire_streams import (
     PING,
@@ -70,14 +69,11 @@ class _Recorder(AnthropicAssembler):
 
     last: AnthropicAssembler | None = None
 
-    def feed(self, event: ServerSentEvent) -> bool:
-        _Recorder.last = self
-        return super().feed(event)
-
 
 class _Anthropic(Anthropic):
     def assembler(self, on_piece: Any, used_ids: Any, started: float) -> AnthropicAssembler:
-        return _Recorder(on_piece, used_ids=used_ids, started=started)
+        _Recorder.last = _Recorder(on_piece, used_ids=used_ids, started=started)
+        return _Recorder.last
 
 
 async def ours(server: WireServer) -> tuple[Completion, list[StreamPiece], str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ioh_tui.sandbox import Limits, select
+from ioh_tui.sandbox import Limits, _tree, select
 from ioh_tui.sandbox._tree import ProcessTree, _scan_pid
 
 from .conftest import PY, script
@@ -68,3 +68,47 @@ async def test_a_command_that_wakes_after_a_quiet_spell_is_still_capped(workspac
         script(wake_and_grow), workspace, limits=Limits(memory_mb=64, wall_s=20)
     )
     assert result.cap_hit == "memory"
+
+
+def test_a_sample_reads_the_trees_own_processes_and_finds_what_the_whole_table_finds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A child started from a second thread (listed in that thread's `children` file), and a
+    # grandchild under a child.
+    program = f"""
+import subprocess, threading, time
+started = threading.Event()
+def spawn():
+    subprocess.Popen(["sleep", "30"])
+    started.set()
+    time.sleep(30)  # alive: its child is listed in this thread's file, not the main thread's
+threading.Thread(target=spawn, daemon=True).start()
+started.wait()
+inner = "import subprocess; subprocess.Popen(['sleep', '30']); print(flush=True); input()"
+child = subprocess.Popen([{PY!r}, "-c", inner], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+child.stdout.readline()
+print(flush=True)
+time.sleep(30)
+"""
+    leader = subprocess.Popen([PY, "-c", program], stdout=subprocess.PIPE, text=True)
+    try:
+        assert leader.stdout is not None
+        leader.stdout.readline()  # every process has started (Popen returns after the exec)
+        tree = ProcessTree(leader.pid, None)
+        assert _tree._CHILDREN  # the kernel lists children here: the path tested is that one
+        expected = 4  # the leader, the thread's sleep, the child and its sleep
+        monkeypatch.setattr(_tree, "_scan", lambda: pytest.fail("read the whole table"))
+        rss, _, count = tree.measure()
+        assert count == expected and rss > 0
+        monkeypatch.undo()
+        monkeypatch.setattr(_tree, "_CHILDREN", False)
+        assert tree.measure()[2] == expected  # the whole table's walk agrees
+        # A tree past TREE_SCAN_MAX is sampled from the whole table (two reads a process cost
+        # more than one read of every process): made to look that large here.
+        monkeypatch.setattr(_tree, "_CHILDREN", True)
+        monkeypatch.setattr(_tree, "TREE_SCAN_MAX", expected - 1)
+        monkeypatch.setattr(_tree, "_scan_tree", lambda roots: pytest.fail("read the tree"))
+        assert tree.measure()[2] == expected
+    finally:
+        ProcessTree(leader.pid, None).kill_all()
+        leader.wait()

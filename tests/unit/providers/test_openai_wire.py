@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -417,3 +418,28 @@ def test_a_chunk_that_only_looks_like_the_shape_reads_as_json_loads_reads_it(
         return
     completion, _ = feed([chunk({"content": "x"}), odd, FINISH])
     assert completion.text == "x" + (content if isinstance(content, str) else "")
+
+
+def test_a_chunks_events_fed_at_once_assemble_as_one_at_a_time() -> None:
+    items = [
+        chunk(ROLE),
+        *(chunk({"content": f"t{i} "}) for i in range(5)),
+        call(0, '{"pa', id="x1", name="read_file"),
+        chunk({"content": "more"}),
+        FINISH,
+        {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 7}},
+    ]
+    events = [ServerSentEvent(data=json.dumps(item)) for item in items]
+    events += [ServerSentEvent(data="[DONE]"), ServerSentEvent(data="not even JSON")]
+    one, pieces = feed(items)
+    at_once: list[StreamPiece] = []
+    assembler = OpenAIAssembler(at_once.append)
+    # Split where a network chunk might end; what follows [DONE] is never read.
+    assert not assembler.feed_all(events[:3])
+    assert assembler.feed_all(events[3:])
+    got = assembler.finish()
+    assert replace(got, ttft_ms=None, latency_ms=0.0) == replace(one, ttft_ms=None, latency_ms=0.0)
+    assert at_once == pieces
+    assert one.usage is not None and one.usage.output_tokens == 7
+    with pytest.raises(ProviderError, match="not JSON"):
+        OpenAIAssembler().feed_all([ServerSentEvent(data="{bad")])

@@ -174,3 +174,37 @@ def test_any_events_any_line_ends_any_cuts(
     points = sorted({min(c, len(stream)) for c in cuts})
     chunks = [stream[a:b] for a, b in itertools.pairwise([0, *points, len(stream)])]
     assert data_of(*chunks) == ["\n".join(block) for block in blocks]
+
+
+def _line_at_a_time(chunks: list[bytes]) -> list[ServerSentEvent]:
+    """The events as `LineDecoder` and `EventDecoder` make them, one line at a time."""
+    lines, decoder = LineDecoder(), EventDecoder()
+    out = []
+    for chunk in chunks:
+        for line in lines.decode(chunk):
+            event = decoder.decode(line)
+            if event is not None:
+                out.append(event)
+    return out
+
+
+_PIECES = ["data: ", "data:", "data: x", "event: e", "id: 7", "retry: 30", ": c", "é", "😀"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    parts=st.lists(
+        st.tuples(st.sampled_from(_PIECES), st.sampled_from(["\n", "\r", "\r\n", "\n\n", ""])),
+        max_size=16,
+    ),
+    cuts=st.lists(st.floats(min_value=0, max_value=1), max_size=12),
+    bom=st.booleans(),
+)
+def test_a_chunk_at_a_time_is_exactly_a_line_at_a_time(
+    parts: list[tuple[str, str]], cuts: list[float], bom: bool
+) -> None:
+    text = "".join(piece + end for piece, end in parts)
+    stream = (("\ufeff" if bom else "") + text).encode()
+    points = sorted({round(c * len(stream)) for c in cuts})
+    chunks = [stream[a:b] for a, b in itertools.pairwise([0, *points, len(stream)])]
+    assert list(iter_sse(chunks)) == _line_at_a_time(chunks)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import aiosqlite
+import pytest
 
 from ioh_tui.core.transcript import Completion, ToolCall, Usage
 from ioh_tui.store import CallRecord, StepCommit, Store
@@ -59,3 +61,19 @@ async def test_a_staged_turn_reads_back_until_its_step_commits(store: Store, run
     done = CallRecord("c9", "exec", {}, False, False, "[exec error]", "")
     await store.commit_step(StepCommit(run_id, 1, "", "", 0, 0, None, [], [done]))
     assert await store.staged_turn(run_id, 1) is None
+
+
+async def test_a_turn_is_staged_with_its_accounting_in_one_transaction(
+    store: Store, run_id: int
+) -> None:
+    turn = Completion("Looking.", usage=Usage(40, 5))
+    row = {"attempt": 1, "provider": "scripted", "model": "m-1", "input_tokens": 40}
+    await store.stage_turn(run_id, 1, turn, [row])
+    assert await store.staged_turn(run_id, 1) == turn
+    (call,) = await store.provider_calls(run_id)
+    assert (call.step, call.provider, call.input_tokens) == (1, "scripted", 40)
+    # A row that cannot be written undoes the whole transaction: no turn without its cost.
+    with pytest.raises(sqlite3.OperationalError):
+        await store.stage_turn(run_id, 2, turn, [{**row, "no_such_column": 1}])
+    assert await store.staged_turn(run_id, 2) is None
+    assert len(await store.provider_calls(run_id)) == 1
