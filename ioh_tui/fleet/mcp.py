@@ -42,11 +42,11 @@ async def call_root_server(
         CallFailed: no such server is running.
     """
     for servers in _servers(p):
-        if any(name == server for name, _ in servers.offered()):
+        if any(spec.name == server for spec in servers.specs):
             return await servers.call(server, tool, arguments, timeout_s)
     from ioh_tui.mcp.connection import CallFailed
 
-    raise CallFailed(f"the MCP server {server} is not running")
+    raise CallFailed(f"the MCP server {server} is not configured")
 
 
 class RootServers:
