@@ -10,8 +10,9 @@ is kept (the full-size view reads the image again, at its own size, when it open
 from __future__ import annotations
 
 import asyncio
+import bisect
 import io
-from collections import deque
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -52,28 +53,31 @@ class Album:
         self._waiting: dict[tuple[int, int], asyncio.Event] = {}
         self._closed = False
         self._hinted = False
-        self._drawn: deque[tuple[Drawn, int]] = deque()
-        """What holds drawn images, oldest first, with how many it holds."""
+        self._drawn: list[tuple[int, Drawn, int]] = []
+        """What holds drawn images, by its call's place (oldest first), with how many it holds."""
         self._count = 0
+        self._places = itertools.count()
 
-    def drew(self, holder: Drawn, count: int) -> None:
-        """`holder` drew `count` images: the oldest others let theirs go past `KEEP_DRAWN`."""
-        self._drawn.append((holder, count))
+    def drew(self, holder: Drawn, count: int, place: int) -> None:
+        """`holder` (the call at `place`) drew `count` images; past `KEEP_DRAWN` the oldest go.
+
+        Oldest by the calls' order, not by which finished decoding first.
+        """
+        bisect.insort(self._drawn, (place, holder, count), key=lambda held: held[0])
         self._count += count
         while self._count > KEEP_DRAWN and len(self._drawn) > 1:
-            oldest, held = self._drawn.popleft()
+            _, oldest, held = self._drawn.pop(0)
             self._count -= held
             oldest.forget()
 
     def gone(self, holder: Drawn) -> None:
         """`holder` left the screen (pruned from the transcript): no longer counted."""
-        kept = [(h, n) for h, n in self._drawn if h is not holder]
-        self._drawn = deque(kept)
-        self._count = sum(n for _, n in kept)
+        self._drawn = [held for held in self._drawn if held[1] is not holder]
+        self._count = sum(n for _, _, n in self._drawn)
 
     def at(self, run_id: int, step: int, call_id: str) -> Stored:
         """Where a call's images will be: its run (an agent's own), step and call id."""
-        return Stored(self, run_id, step, call_id)
+        return Stored(self, run_id, step, call_id, next(self._places))
 
     def commit(self, run_id: int, step: int) -> None:
         """The run's step is committed: its calls' images can be read."""
@@ -114,6 +118,8 @@ class Stored:
     run_id: int
     step: int
     call_id: str
+    place: int
+    """The call's place among the view's calls with images (`Album.drew` keeps the newest)."""
 
     async def images(self) -> tuple[Image, ...]:
         """The call's images, once its step is committed."""

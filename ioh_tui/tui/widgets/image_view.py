@@ -187,7 +187,7 @@ class ImageShelf(Widget):
         if shown and self.is_attached:
             await self.query_one(".image-row", Horizontal).mount_all(shown)
             self.drawn = len(shown)
-            stored.album.drew(self, self.drawn)
+            stored.album.drew(self, self.drawn, stored.place)
 
     def forget(self) -> None:
         """Let the drawn images go (newer took their place); the lines stay, `i` still opens."""
