@@ -16,7 +16,7 @@ import gc
 import signal
 from collections.abc import Iterable
 from pathlib import Path, PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
@@ -24,10 +24,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import Resume, RunResult
-from ioh_tui.policy import Decision
 from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion, given
-from ioh_tui.tui.bridge import EventForwarder, TuiApprover
 from ioh_tui.tui.config import AppConfig
 from ioh_tui.tui.history import History
 from ioh_tui.tui.messages import (
@@ -39,17 +36,17 @@ from ioh_tui.tui.messages import (
     WaitingChanged,
 )
 from ioh_tui.tui.notify import TerminalSignals
-from ioh_tui.tui.resuming import BudgetSpent, ResumeRefused, resumed_run
-from ioh_tui.tui.screens.budget import BudgetAnswer, BudgetModal
-from ioh_tui.tui.screens.help import HelpScreen, help_sections
-from ioh_tui.tui.screens.queue import DecisionQueueScreen
-from ioh_tui.tui.screens.rules import RulesScreen
-from ioh_tui.tui.screens.run import RunScreen
-from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
-from ioh_tui.tui.screens.trust import TrustModal
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.supervisor import RunSupervisor
+
+if TYPE_CHECKING:
+    # The other screens, the engine and the bridge are imported where they are first used: the
+    # start screen's first frame must not wait for them (benchmarks/bench_tui_first_frame.py).
+    from ioh_tui.engine import Resume, RunResult
+    from ioh_tui.policy import Decision
+    from ioh_tui.tui.screens.budget import BudgetAnswer
+    from ioh_tui.tui.screens.run import RunScreen
 
 RUN_GROUP = "run"
 """The worker group of the one run an app supervises."""
@@ -158,6 +155,8 @@ class IohApp(App[int]):
                 question.agree(section.kind)
             self._ask_trust(question, index + 1, agreed=agreed or bool(use))
 
+        from ioh_tui.tui.screens.trust import TrustModal
+
         modal = TrustModal(section, position=(index + 1, len(question.sections)))
         self.push_screen(modal, callback=answered)
 
@@ -201,6 +200,9 @@ class IohApp(App[int]):
 
     async def _drive(self) -> None:
         """Open a run view for the pending run and start it once the view can take events."""
+        from ioh_tui.tui.bridge import EventForwarder, TuiApprover
+        from ioh_tui.tui.screens.run import RunScreen
+
         source = self._pending
         if source is None:
             return
@@ -250,6 +252,8 @@ class IohApp(App[int]):
             decision: The answer to its pending (deferred) decision; None asks it again.
             overrides: Raised budgets. A run stopped at its budget first offers to raise it.
         """
+        from ioh_tui.engine import Resume
+
         if self.running or self._pending is not None:
             self.notify(
                 f"A run is going in this app: run {run_id} can be resumed once it has ended.",
@@ -270,6 +274,9 @@ class IohApp(App[int]):
         )
 
     async def _resume(self, request: Resume, resumer: Resumer) -> None:
+        from ioh_tui.tui.resuming import BudgetSpent, ResumeRefused, resumed_run
+        from ioh_tui.tui.screens.budget import BudgetModal
+
         try:
             run = await resumed_run(self.config.store_path, request, resumer)
         except BudgetSpent as exc:
@@ -343,6 +350,8 @@ class IohApp(App[int]):
 
     def action_browse(self) -> None:
         """Open the run browser (from the command palette)."""
+        from ioh_tui.tui.screens.runs import RunBrowserScreen
+
         if not isinstance(self.screen, RunBrowserScreen):
             self.push_screen(
                 RunBrowserScreen(self.history, remember_file=self.config.remember_file)
@@ -350,6 +359,8 @@ class IohApp(App[int]):
 
     def action_rules(self) -> None:
         """L: the rules in force for the run's workspace (no run: the current directory)."""
+        from ioh_tui.tui.screens.rules import RulesScreen
+
         if isinstance(self.screen, RulesScreen):
             return
         run = self.run_screen
@@ -358,6 +369,8 @@ class IohApp(App[int]):
 
     def action_queue(self) -> None:
         """The decision queue: this app's waiting asks (if a run goes) and the stored ones."""
+        from ioh_tui.tui.screens.queue import DecisionQueueScreen
+
         if isinstance(self.screen, DecisionQueueScreen):
             return
         if self.run_screen is not None and self.running:
@@ -430,6 +443,8 @@ class IohApp(App[int]):
 
     def action_help(self) -> None:
         """F1 / ?: every key."""
+        from ioh_tui.tui.screens.help import HelpScreen, help_sections
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(help_sections(self.BINDINGS)))
 

@@ -13,16 +13,16 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ioh_tui.engine import Resume, RunRequest, TaskContract
-from ioh_tui.hooks import HookSet
-from ioh_tui.mcp import ServerSpec
-from ioh_tui.policy import Policy
-from ioh_tui.providers.base import Provider
-from ioh_tui.sandbox.base import Sandbox
-from ioh_tui.tui.cluster import AppFleet, ClusterView
-from ioh_tui.verification import NoGate
+if TYPE_CHECKING:  # the app imports this module before its first frame: nothing heavy at run time
+    from ioh_tui.engine import Resume, RunRequest, TaskContract
+    from ioh_tui.hooks import HookSet
+    from ioh_tui.mcp import ServerSpec
+    from ioh_tui.policy import Policy
+    from ioh_tui.providers.base import Provider
+    from ioh_tui.sandbox.base import Sandbox
+    from ioh_tui.tui.cluster import AppFleet, ClusterView
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +73,7 @@ class TrustQuestion:
 PartsSource = Callable[[], AbstractAsyncContextManager[AppRun]]
 """Opens a run for its length (the demo copies a workspace and starts a loopback server)."""
 
-Resumer = Callable[[Resume, dict[str, Any]], AppRun]
+Resumer: TypeAlias = "Callable[[Resume, dict[str, Any]], AppRun]"
 """Builds the run that continues a stored one, from the request and the run's stored contract."""
 
 
@@ -103,6 +103,8 @@ class RunContext:
 
 def run_context(contract: TaskContract, run: AppRun) -> RunContext:
     """The context of `run` under `contract` (the request's, or the stored one on resume)."""
+    from ioh_tui.verification import NoGate
+
     criterion = (
         None if isinstance(contract.verification, NoGate) else contract.verification.describe()
     )

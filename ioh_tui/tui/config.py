@@ -5,12 +5,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ioh_tui.mcp import Lister
 from ioh_tui.paths import data_dir
-from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion
-from ioh_tui.tui.notify import Style, TerminalWriter
-from ioh_tui.tui.totals import Clock
+
+if TYPE_CHECKING:  # built before the app's first frame: the types only
+    from ioh_tui.mcp import Lister
+    from ioh_tui.tui.app_run import PartsSource, Resumer, TrustQuestion
+    from ioh_tui.tui.notify import Style, TerminalWriter
+    from ioh_tui.tui.totals import Clock
 
 
 @dataclass(slots=True)

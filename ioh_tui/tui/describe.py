@@ -10,9 +10,10 @@ import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ioh_tui.core.events import HookRan, SkillLoaded
+if TYPE_CHECKING:  # the events module is large; the app's first frame does not need it
+    from ioh_tui.core.events import HookRan, SkillLoaded
 
 LimitState = Literal["", "-warn", "-danger"]
 
@@ -171,6 +172,8 @@ def visible(text: str) -> tuple[str, int]:
 
 def extension_line(event: HookRan | SkillLoaded) -> tuple[str, str]:
     """A hook's run or a skill's load as one transcript line, and its style class."""
+    from ioh_tui.core.events import SkillLoaded
+
     if isinstance(event, SkillLoaded):
         what = f"file {event.file} of " if event.file else ""
         return f"skill: loaded {what}{event.name} ({event.path})", "-skill"

@@ -1,35 +1,49 @@
-"""make_app: the one way the app is built — by the command line, the tests and the snapshot apps."""
+"""make_app: the one way the app is built — by the command line, the tests and the snapshot apps.
+
+Building the app imports only what its first frame draws: the engine, the store and the demo are
+imported when a run starts or the store is read (benchmarks/bench_tui_first_frame.py;
+tests/tui/test_first_frame.py holds it).
+"""
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import NewRun
-from ioh_tui.mcp import Lister
 from ioh_tui.tui.app import IohApp
-from ioh_tui.tui.app_run import AppRun, PartsSource, Resumer, TrustQuestion, given
+from ioh_tui.tui.app_run import AppRun, PartsSource, given
 from ioh_tui.tui.config import AppConfig
-from ioh_tui.tui.notify import Style, TerminalWriter
-from ioh_tui.tui.totals import Clock
+
+if TYPE_CHECKING:
+    from ioh_tui.mcp import Lister
+    from ioh_tui.tui.app_run import Resumer, TrustQuestion
+    from ioh_tui.tui.notify import Style, TerminalWriter
+    from ioh_tui.tui.totals import Clock
+
+DEMO = "ioh_tui.demo"
 
 
 def demo_source() -> PartsSource | None:
-    """The demo's run (`ioh_tui.demo.demo_parts`), or None when this build has no demo."""
-    try:
-        module = importlib.import_module("ioh_tui.demo")
-    except ImportError:
-        return None
-    parts = getattr(module, "demo_parts", None)
-    if not callable(parts):
+    """The demo's run (`ioh_tui.demo.demo_parts`), or None when this build has no demo.
+
+    The demo's package is only found here, not imported: it is imported when the demo starts.
+    """
+    if importlib.util.find_spec(DEMO) is None:
         return None
 
     @asynccontextmanager
     async def source() -> AsyncIterator[AppRun]:
+        from ioh_tui.engine import NewRun
+
+        parts = getattr(importlib.import_module(DEMO), "demo_parts", None)
+        if not callable(parts):
+            raise ConfigError("the demo is not available in this build")
         # The demo's agent runs as a small tree: its containment goes into the request. Its driver
         # (the scripted model on the scenario beside the workspace) lets a resume rebuild it.
         async with parts() as demo:

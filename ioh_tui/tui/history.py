@@ -15,26 +15,29 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ioh_tui.core.errors import IohError
 from ioh_tui.core.shown import drawable
-from ioh_tui.engine.contract import TERMINAL
-from ioh_tui.engine.decide import save_remembered
-from ioh_tui.policy import ApprovalRequest, Decision
-from ioh_tui.store import (
-    ApprovalRow,
-    GateAttemptRow,
-    PolicyEventRow,
-    ProviderCallRow,
-    RunRow,
-    StepRow,
-    Store,
-    ToolCallRow,
-)
-from ioh_tui.tui.totals import Budget
+
+if TYPE_CHECKING:
+    # The store and the engine are imported when the store is first read: the app makes its
+    # `History` before its first frame, which must not wait for them.
+    from ioh_tui.policy import ApprovalRequest, Decision
+    from ioh_tui.store import (
+        ApprovalRow,
+        GateAttemptRow,
+        PolicyEventRow,
+        ProviderCallRow,
+        RunRow,
+        StepRow,
+        Store,
+        ToolCallRow,
+    )
+    from ioh_tui.tui.totals import Budget
 
 StatusFilter = Literal["all", "paused", "crashed", "running", "failed", "succeeded"]
 
@@ -107,6 +110,8 @@ def stopping_budget(run: RunRow, tree_tokens: int | None = None) -> Budget | Non
     A tree run whose own tokens were within budget was stopped by its tree's token ceiling: that
     budget is known when `tree_tokens` (the whole tree's) is given.
     """
+    from ioh_tui.tui.totals import Budget
+
     name = BUDGET_OF_OUTCOME.get(run.outcome or "")
     if run.status != "completed" or name is None:
         return None
@@ -143,6 +148,8 @@ def resume_refusal(
     Returns:
         One line for the person, or None.
     """
+    from ioh_tui.engine.contract import TERMINAL
+
     if run.parent_run_id is not None:
         return f"Run {run.id} is a sub-agent: resume its root run {run.root_run_id}."
     if state == "running":
@@ -262,6 +269,13 @@ def _drawn_runs(runs: list[RunRow]) -> list[RunRow]:
     return [_drawn_run(r) for r in runs]
 
 
+def _open(path: Path) -> AbstractAsyncContextManager[Store]:
+    """The store at `path`, opened (imported on the first read)."""
+    from ioh_tui.store import Store
+
+    return Store.open(path)
+
+
 class NoStore(IohError):
     """There is no store at the path (nothing was ever run with it)."""
 
@@ -280,7 +294,7 @@ class History:
         """Pending decisions and the `limit` most recent root runs (none without a store)."""
         if not await self._exists():
             return Front([], [])
-        async with Store.open(self.path) as store:
+        async with _open(self.path) as store:
             pending = await store.approvals(pending_only=True)
             recent = await store.runs(limit=limit, roots_only=True)
         return Front(drawable(pending), _drawn_runs(recent))
@@ -289,7 +303,7 @@ class History:
         """The `limit` most recent root runs with their states, costs and pending decisions."""
         if not await self._exists():
             return Browse([], {}, {}, {})
-        async with Store.open(self.path) as store:
+        async with _open(self.path) as store:
             runs = await store.runs(limit=limit, roots_only=True)
             driven = await store.driven_runs()
             costs = await store.run_costs()
@@ -304,7 +318,7 @@ class History:
         if not await self._exists():
             return []
         asks: list[StoredAsk] = []
-        async with Store.open(self.path) as store:
+        async with _open(self.path) as store:
             driven = await store.driven_runs()
             runs: dict[int, RunRow] = {}  # a tree's children often ask together
             for row in await store.approvals(pending_only=True):
@@ -324,7 +338,7 @@ class History:
         """
         if not await self._exists():
             raise NoStore(f"no store at {self.path}")
-        async with Store.open(self.path) as store:
+        async with _open(self.path) as store:
             trace = await _trace(store, run_id)
         bare = dataclasses.replace(trace, run=dataclasses.replace(trace.run, contract={}))
         return dataclasses.replace(
@@ -346,7 +360,7 @@ class History:
             How many of the requests this answer took.
         """
         landed = 0
-        async with Store.open(self.path) as store:
+        async with _open(self.path) as store:
             for request in requests:
                 answer = decision.to_row(request)
                 landed += await store.answer_approval(request.request_id, answer, by=by)
@@ -363,7 +377,9 @@ class History:
         """
         if not decision.remember or decision.scope == "run":
             return ""
-        async with Store.open(self.path) as store:
+        from ioh_tui.engine.decide import save_remembered
+
+        async with _open(self.path) as store:
             roots = [(await store.run(r.run_id)).root for r in requests]
         unique = list(dict.fromkeys(roots))
         if decision.scope != "project":

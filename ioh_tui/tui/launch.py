@@ -1,6 +1,7 @@
 """launch: what the command line calls to open the app (`ioh-tui`, `demo`, `run`, `resume`).
 
-Cheap to import: the app (and Textual) load only when `launch` runs.
+Cheap to import: the app (and Textual) load only when `launch` runs, and the engine only when a
+run starts (the app's first frame does not wait for it).
 """
 
 from __future__ import annotations
@@ -9,21 +10,23 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.engine import Resume, TaskContract
-from ioh_tui.hooks import HookSet
-from ioh_tui.mcp import Lister, ServerSpec
-from ioh_tui.providers.base import Provider
-from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.tui.app_run import AppRun, ProjectSection, Resumer, TrustQuestion
+
+if TYPE_CHECKING:
+    from ioh_tui.engine import Resume
+    from ioh_tui.hooks import HookSet
+    from ioh_tui.mcp import Lister, ServerSpec
+    from ioh_tui.providers.base import Provider
+    from ioh_tui.sandbox.base import Sandbox
 
 __all__ = ["AppRun", "ProjectSection", "TrustQuestion", "launch"]
 
-StoredProvider = Callable[[dict[str, Any]], Provider]
+StoredProvider: TypeAlias = "Callable[[dict[str, Any]], Provider]"
 """Builds the provider that continues a stored run, from its stored contract."""
-Extensions = Callable[[Path], tuple[HookSet, tuple[ServerSpec, ...]]]
+Extensions: TypeAlias = "Callable[[Path], tuple[HookSet, tuple[ServerSpec, ...]]]"
 """The hooks and MCP servers of a run working in a workspace (from its configuration files)."""
 
 
@@ -114,6 +117,8 @@ def _resumer(
         provider = build(contract)
         if extensions is None:
             return AppRun(request, provider, sandbox=sandbox)
+        from ioh_tui.engine import TaskContract
+
         hooks, servers = extensions(TaskContract.from_dict(contract).root)
         return AppRun(request, provider, sandbox=sandbox, mcp=servers, hooks=hooks)
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from ioh_tui.core.events import Event
-from ioh_tui.policy import ApprovalRequest, Decision
+if TYPE_CHECKING:  # the start screen posts these before anything of a run is imported
+    from ioh_tui.core.events import Event
+    from ioh_tui.policy import ApprovalRequest, Decision
 
 
 class EngineEventMessage(Message):

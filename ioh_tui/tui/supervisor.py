@@ -2,6 +2,8 @@
 
 No Textual here: the app hosts `RunSupervisor.begin`'s coroutine in a worker and reports back how
 the worker ended; the run screen reads `running` and `engine` through the `Supervision` protocol.
+The engine and the store are imported when a run begins: the app builds a supervisor before its
+first frame, which must not wait for them (benchmarks/bench_tui_first_frame.py).
 """
 
 from __future__ import annotations
@@ -9,23 +11,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.demo.home import settle
-from ioh_tui.engine import (
-    BudgetRaises,
-    CancelToken,
-    Observer,
-    Parts,
-    Resume,
-    RunResult,
-    TaskContract,
-    start,
-)
-from ioh_tui.policy import Approver
-from ioh_tui.store import Store
-from ioh_tui.tui.app_run import PartsSource, RunContext, run_context
+
+if TYPE_CHECKING:
+    from ioh_tui.engine import BudgetRaises, CancelToken, Observer, RunResult, TaskContract
+    from ioh_tui.policy import Approver
+    from ioh_tui.tui.app_run import PartsSource, RunContext
 
 CLOSE_GRACE_S = 5.0
 """How long closing the app waits for a stopped run to record its outcome."""
@@ -98,6 +91,8 @@ class RunSupervisor:
         The engine runs in its own task, supervised by the worker: Textual cancels workers on exit
         without waiting, and the engine must still get to record how the run ended.
         """
+        from ioh_tui.engine import BudgetRaises, CancelToken
+
         self.cancel = cancel = CancelToken()
         self.raises = BudgetRaises(offered=True)  # the run view offers raises: the engine holds
         self.engine = engine = asyncio.ensure_future(
@@ -184,6 +179,11 @@ async def drive(
     Returns:
         How the run ended.
     """
+    from ioh_tui.demo.home import settle
+    from ioh_tui.engine import Parts, Resume, TaskContract, start
+    from ioh_tui.store import Store
+    from ioh_tui.tui.app_run import run_context
+
     async with source() as run, Store.open(store_path) as store:
         try:
             request = run.request

@@ -21,8 +21,9 @@ from ioh_tui.policy import ApproveAll, DeferAll
 from ioh_tui.sandbox import select
 from ioh_tui.store import Store
 from ioh_tui.tui.factory import make_app
-from ioh_tui.tui.screens.runs import LiveTraceScreen, StoreWatch
+from ioh_tui.tui.screens.runs import LiveTraceScreen
 from ioh_tui.tui.screens.start import StartScreen
+from ioh_tui.tui.store_watch import StoreWatch
 from tests.integration.cli.test_waiting_runs import WaitingExec
 from tests.tui.harness import CHECK, FIX_CALC, FIXED, USAGE, calc_project, modal, scripted, until
 

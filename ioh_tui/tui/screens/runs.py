@@ -2,12 +2,11 @@
 
 A run that is going (here or in another process) opens as a live trace (`LiveTraceScreen`): read
 from the store as it is written, never driven from here, its waiting decision answerable with `a`.
-`StoreWatch` tells the screens that the store was written without reading it.
+`StoreWatch` (`tui/store_watch.py`) tells the screens that the store was written without reading it.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from pathlib import Path
 from typing import ClassVar, cast
@@ -38,59 +37,13 @@ from ioh_tui.tui.messages import ResumeRequested
 from ioh_tui.tui.screens.answer import answer_stored
 from ioh_tui.tui.screens.queue import ask_live
 from ioh_tui.tui.screens.trace import TraceScreen
+from ioh_tui.tui.store_watch import WATCH_S, StoreWatch
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
 
 LIMIT = 1000
 """The most runs read at once (newest first)."""
 COLUMNS = ("run", "goal", "state", "steps", "tokens", "cost", "started (UTC)")
-WATCH_S = 0.5
-"""How often a live screen looks at the store's files for a write (two `stat` calls)."""
-REREAD_S = 5.0
-"""How often a live screen reads the store anyway (a write the file times could not show)."""
-
-
-class StoreWatch:
-    """Tells that the store was written since last asked, from its files' times and sizes.
-
-    Every commit writes the write-ahead log (`<store>-wal`), and a checkpoint the store itself:
-    two `stat` calls tell it, no SQLite read. Two writes within one tick of the file system's clock
-    that leave the log's size alone look like one; the screens read the store every `REREAD_S`
-    anyway.
-    """
-
-    def __init__(self, path: Path) -> None:
-        """Watch the store at `path` (it may not exist yet)."""
-        self.paths = (path, path.with_name(f"{path.name}-wal"))
-        self.seen = self._stamp()
-        self._since = 0.0
-
-    def _stamp(self) -> tuple[tuple[int, int] | None, ...]:
-        stamps: list[tuple[int, int] | None] = []
-        for path in self.paths:
-            try:
-                info = os.stat(path)
-            except OSError:
-                stamps.append(None)
-            else:
-                stamps.append((info.st_mtime_ns, info.st_size))
-        return tuple(stamps)
-
-    def changed(self) -> bool:
-        """Whether the store was written since the last call (or since it was made)."""
-        now = self._stamp()
-        if now == self.seen:
-            return False
-        self.seen = now
-        return True
-
-    def due(self) -> bool:
-        """Called every `WATCH_S`: whether to read the store now (written, or `REREAD_S` on)."""
-        self._since += WATCH_S
-        if self.changed() or self._since >= REREAD_S:
-            self._since = 0.0
-            return True
-        return False
 
 
 class LiveTraceScreen(TraceScreen):

@@ -2,10 +2,10 @@
 
 The runs of every process on the store are listed — waiting on you first, then running, then
 paused or crashed, then the latest done — and the lists follow the store as it is written (its
-files are looked at every `WATCH_S`, `runs.StoreWatch`). Enter on a decision answers it: a paused
-run then resumes here; a run another process drives takes the answer through the store and goes
-on. Enter on a run opens its trace, a live one while it is going (`runs.LiveTraceScreen`); `b`
-opens the run browser over every run. When MCP servers are configured, a panel lists them: each
+files are looked at every `WATCH_S`, `store_watch.StoreWatch`). Enter on a decision answers it: a
+paused run then resumes here; a run another process drives takes the answer through the store and
+goes on. Enter on a run opens its trace, a live one while it is going (`runs.LiveTraceScreen`);
+`b` opens the run browser over every run. When MCP servers are configured, a panel lists them: each
 is started in the sandbox, its tools counted, and stopped again (`r` looks again).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -26,23 +26,20 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.mcp import Lister, ServerRow
-from ioh_tui.store import ApprovalRow
-from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import fill
 from ioh_tui.tui.describe import one_line
 from ioh_tui.tui.history import PAUSED, Browse, History, StoredAsk, started
 from ioh_tui.tui.messages import DemoRequested
-from ioh_tui.tui.screens.answer import answer_stored
-from ioh_tui.tui.screens.queue import ask_live
-from ioh_tui.tui.screens.runs import (
-    WATCH_S,
-    RunBrowserScreen,
-    StoreWatch,
-    open_trace,
-)
+from ioh_tui.tui.store_watch import WATCH_S, StoreWatch
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.key_bar import KeyBar
+
+if TYPE_CHECKING:
+    # The app opens on this screen: what its keys open (answers, traces, the browser) and the
+    # store's rows are imported when first used, after the first frame.
+    from ioh_tui.mcp import Lister, ServerRow
+    from ioh_tui.store import ApprovalRow
+    from ioh_tui.store.db import RunRow
 
 RECENT = 10
 """How many of the latest done runs are listed (every run not done is)."""
@@ -201,7 +198,8 @@ class StartScreen(Screen[None]):
             servers = self.query_one("#start-mcp", DataTable)
             servers.add_columns("server", "kind", "state", "tools", "command or URL")
             fill(servers, (), empty="starting the servers…")
-        self.action_refresh()
+        # The store is read once the screen has been drawn: reading it imports the store.
+        self.call_after_refresh(self.action_refresh)
         self.set_interval(WATCH_S, self._look)
 
     def _look(self) -> None:
@@ -322,6 +320,9 @@ class StartScreen(Screen[None]):
     def _answer(self, event: DataTable.RowSelected) -> None:
         if not 0 <= event.cursor_row < len(self.asks):
             return
+        from ioh_tui.tui.screens.answer import answer_stored
+        from ioh_tui.tui.screens.queue import ask_live
+
         ask = self.asks[event.cursor_row]
         if not ask.root_driven:
             answer_stored(self, ask.row, remember_file=self.remember_file)
@@ -331,6 +332,8 @@ class StartScreen(Screen[None]):
 
     @on(DataTable.RowSelected, "#start-runs")
     def _trace(self, event: DataTable.RowSelected) -> None:
+        from ioh_tui.tui.screens.runs import open_trace
+
         if 0 <= event.cursor_row < len(self.runs):
             run, state = self.runs[event.cursor_row]
             live = "running" if state == "running" or state.startswith(WAITING) else state
@@ -338,6 +341,8 @@ class StartScreen(Screen[None]):
 
     def action_browse(self) -> None:
         """b: the run browser."""
+        from ioh_tui.tui.screens.runs import RunBrowserScreen
+
         self.app.push_screen(RunBrowserScreen(self.history, remember_file=self.remember_file))
 
     def action_demo(self) -> None:
