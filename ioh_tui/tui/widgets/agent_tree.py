@@ -1,14 +1,21 @@
 """AgentTree: the live sub-agent tree — one node per started agent under its parent.
 
 Events only mark what changed; a timer redraws the changed nodes' labels (never the whole tree)
-at most ten times a second, so a tree of hundreds of agents stays smooth.
+at most ten times a second, so a tree of hundreds of agents stays smooth. A label is made again
+only when what it shows changed, and a drawn line is kept until its own node changes: Textual's
+`Tree` draws every line again when any label above it changes, and the root's line (the tree's
+ledger) changes with every agent that starts, spends or ends (measured in
+benchmarks/bench_tui_tree.py: the tree was the largest part of a frame's drawing).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Hashable
+from dataclasses import astuple, dataclass
 
 from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -168,6 +175,12 @@ class AgentTree(Tree[int | None]):
         self.root_agent: int | None = None
         self._queued_nodes: dict[int | None, TreeNode[int | None]] = {}
         self._dirty: set[int | None] = set()
+        self._drawn: dict[int | None, Hashable] = {}
+        """What each label was last made from (None: the root's), so an unchanged one is kept."""
+        self._strips: dict[int, tuple[Hashable, Strip]] = {}
+        """Each line drawn, by line number, with what it was drawn from."""
+        self._pass: Hashable = None
+        """What every line of one drawing pass shares (style, width, scroll, focus)."""
 
     def on_mount(self) -> None:
         """Redraw changed labels on a timer."""
@@ -244,10 +257,14 @@ class AgentTree(Tree[int | None]):
         for agent in sorted(dirty, key=lambda a: -1 if a is None else a):
             if agent is None or agent == self.root_agent:
                 root = self.rows.get(self.root_agent) if self.root_agent is not None else None
-                self.root.set_label(root_label(root, self.ledger))
+                drawn = (None if root is None else astuple(root), astuple(self.ledger))
+                if self._drawn.get(None) != drawn:
+                    self._drawn[None] = drawn
+                    self.root.set_label(root_label(root, self.ledger))
                 continue
             row = self.rows[agent]
             node = self.nodes_by_agent.get(agent)
+            drawn = astuple(row)
             if node is None:
                 if row.state == "queued":
                     continue
@@ -258,9 +275,67 @@ class AgentTree(Tree[int | None]):
                     agent_label(row), data=agent, before=queued, expand=True, allow_expand=False
                 )
                 self.nodes_by_agent[agent] = node
-            else:
+            elif self._drawn.get(agent) != drawn:
                 node.set_label(agent_label(row))
+            self._drawn[agent] = drawn
         self._queued_counts()
+
+    # -- drawing: a line is drawn again only when its own node (or the pass's style) changed -----
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Note what this pass's lines share, then draw them (each from `_strips` if unchanged)."""
+        self._pass = (
+            self.rich_style,
+            self.size.width,
+            self.scroll_offset.x,
+            self.virtual_size.width,
+            self.get_pseudo_class_state(),
+        )
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y` of the pane, drawn again only if its node, its guides or the style changed.
+
+        Textual's own cache keys a line on every node above it (the root's label included) and
+        on a counter every added node moves, so each new agent or ledger change drew the whole
+        pane again. A line shows only its own node's label and its path's guides (each node's
+        place among its siblings, hover and cursor), and its number (in its mouse metadata).
+        """
+        number = y + self.scroll_offset.y
+        lines = self._tree_lines
+        if number >= len(lines):
+            return super().render_line(y)
+        line = lines[number]
+        node = line.node
+        key = (
+            self._pass,
+            node._id,
+            node._updates,
+            line.last,
+            self.cursor_line == number,
+            self.hover_line == number,
+            tuple((n._hover, n._selected, n.is_last) for n in line.path),
+        )
+        kept = self._strips.get(number)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        strip = super().render_line(y)
+        self._strips[number] = (key, strip)
+        return strip
+
+    def notify_style_update(self) -> None:
+        """A style or theme change: every line is drawn again."""
+        self._strips.clear()
+        super().notify_style_update()
+
+    def _refresh_node(self, node: TreeNode[int | None]) -> None:
+        # The root is on every line's path, so Textual repaints the whole pane when its label
+        # changes; only its own line shows the label (its expansion goes through `_invalidate`).
+        if node is self.root and self.show_root:
+            if self.scroll_offset.y == 0:
+                self._refresh_line(0)
+            return
+        super()._refresh_node(node)
 
     def _parent_node(self, row: AgentRow) -> TreeNode[int | None]:
         if row.parent_id is None or row.parent_id == self.root_agent:
