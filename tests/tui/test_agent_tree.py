@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.widgets import Tree
 
 from ioh_tui.core import events as ev
 from ioh_tui.tui.widgets.agent_tree import AgentTree
@@ -174,3 +176,49 @@ async def test_an_ended_agent_is_drawn_as_it_ended(outcome: str, drawn: str) -> 
     assert child.startswith(drawn), child
     assert root.startswith(drawn.replace("agent 2", "root")), root
     assert "tree 0 tok (no ceiling)" in root
+
+
+async def test_a_ledger_change_draws_the_roots_line_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The root's label changes with every frame of a running tree; its children's lines stay."""
+    app = OneTree()
+    async with app.run_test() as pilot:
+        tree = app.query_one(AgentTree)
+        tree.apply(ev.RunStarted(run_id=1, agent_id=1, goal="root", mode="workspace", budgets={}))
+        for child in range(2, 7):
+            tree.apply(ev.AgentSpawned(run_id=1, agent_id=child, parent_id=1, goal=f"task {child}"))
+            tree.apply(
+                ev.RunStarted(
+                    run_id=1,
+                    agent_id=child,
+                    parent_id=1,
+                    goal=f"task {child}",
+                    mode="workspace",
+                    budgets={},
+                )
+            )
+        tree.flush()
+        await pilot.pause()
+        drawn: list[int] = []
+        line = Tree._render_line
+
+        def counted(self: Tree[int | None], y: int, *args: Any) -> Any:
+            drawn.append(y)
+            return line(self, y, *args)
+
+        monkeypatch.setattr(Tree, "_render_line", counted)
+
+        def status() -> ev.TreeStatus:
+            return ev.TreeStatus(
+                run_id=1, agents=6, working=5, queued=0, done=0, tokens=1200, token_ceiling=None
+            )
+
+        tree.apply(status())
+        tree.flush()
+        await pilot.pause()
+        assert "tree 1.2k tok" in str(tree.root.label)
+        assert drawn == [0], drawn  # the root's line; the five agents' lines were kept
+        drawn.clear()
+        tree.apply(status())  # the same counts again
+        tree.flush()
+        await pilot.pause()
+        assert drawn == [], drawn
