@@ -101,10 +101,12 @@ class Prose(MarkdownParagraph):
 
     def render_line(self, y: int) -> Strip:
         """One line of the block: a paragraph's line, or a blank line between two."""
-        width = self.size.width
+        width = self.content_size.width
         if width != self._width or self._wrapped < len(self.parts):
             self._measure(width)
         index = bisect_right(self._starts, y) - 1
+        if index < 0:
+            return Strip.blank(0)  # no paragraph (for a moment, while the last is parsed again)
         lines = self._lines[index]
         row = y - self._starts[index]
         if row >= len(lines):
