@@ -3,7 +3,9 @@
 Prints figures; asserts nothing. The model answers instantly, so wall time over steps is the
 harness's own cost: building the request, dispatching a read, committing the step to SQLite.
 Each step reads its own 1 KB file (a distinct observation), so the store's bytes per step are
-those of a run that never reads the same thing twice. The scripted turns carry their usage: the
+those of a run that never reads the same thing twice. The files are 1 KB pieces of the standard
+library's own source (the store deflates long texts: a made-up repetitive file would shrink to a
+tenth, real code to about half). The scripted turns carry their usage: the
 scripted model's own token estimate re-reads the whole transcript every call (quadratic, a cost
 of the stand-in model, not of the harness).
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import statistics
+import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -30,10 +33,14 @@ RUST_MS = 1.2
 """The original Rust harness's step overhead (debug build, in-memory store), from issue 23."""
 
 
-def observation(i: int) -> str:
-    """A distinct 1 KB text: file `i`'s content."""
-    line = f"line of file {i:04d}: " + "abcdefghij" * 4 + "\n"
-    return (line * (1024 // len(line) + 1))[:1023] + "\n"
+def observations(count: int) -> list[str]:
+    """`count` distinct 1 KB texts: consecutive pieces of the standard library's top modules."""
+    source = ""
+    for path in sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py")):
+        source += path.read_text(encoding="utf-8")
+        if len(source) >= count * 1024:
+            break
+    return [source[i * 1024 : (i + 1) * 1024] for i in range(count)]
 
 
 async def one_run(root: Path, db: Path, steps: int) -> tuple[float, int]:
@@ -76,8 +83,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "ws"
         root.mkdir()
-        for i in range(FILES):
-            (root / f"f{i}.txt").write_text(observation(i))
+        for i, text in enumerate(observations(FILES)):
+            (root / f"f{i}.txt").write_text(text, encoding="utf-8")
         for steps, runs in ((200, 3), (1000, 1)):
             per_step = []
             for i in range(runs):

@@ -255,7 +255,17 @@ ALTER TABLE events ADD COLUMN texts TEXT;
 the text: `messages.content_text`, `tool_calls.output_text`, and `events.texts` (a JSON object,
 key to text id, for the keys of the event's JSON whose value is null in place of the text)."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5, V6)
+V7 = """
+CREATE TABLE IF NOT EXISTS event_keys (
+    id INTEGER PRIMARY KEY,
+    keys TEXT NOT NULL
+);
+"""
+"""Version 7: smaller rows. `texts.text` holds a long text deflated (a BLOB) when that is shorter
+(`texts.py`); an event row keeps its values without their key names, which `event_keys` holds
+once (a JSON list; `eventrows.py`). Code before it could read neither."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5, V6, V7)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -27,7 +27,7 @@ from ioh_tui.core.transcript import Completion, Image, Message
 from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.errors import decoded
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
-from ioh_tui.store.texts import keep
+from ioh_tui.store.texts import keep, unpacked
 from ioh_tui.store.trace import write_provider_calls
 
 
@@ -151,6 +151,7 @@ class Steps(Db):
             (run_id,),
         )
         for row in rows:
+            row["content"] = unpacked(row["content"], self.path, f"run {run_id}'s message")
             calls = decoded(row["tool_calls"], self.path, f"run {run_id}'s message tool calls")
             row["tool_calls"] = tuple(tool_call_from_json(c) for c in calls)
             shown = row["images"]
@@ -192,6 +193,7 @@ class Steps(Db):
                 **{
                     **row,
                     "arguments": decoded(row["arguments"], self.path, f"tool call {row['id']}"),
+                    "output": unpacked(row["output"], self.path, f"tool call {row['id']}"),
                     "ok": bool(row["ok"]),
                     "refused": bool(row["refused"]),
                 }

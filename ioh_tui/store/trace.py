@@ -8,14 +8,17 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ioh_tui.store.base import Db
-from ioh_tui.store.errors import decoded
-from ioh_tui.store.eventrows import pack, unpack
+from ioh_tui.store.errors import StoreError, decoded
+from ioh_tui.store.eventrows import KeySets, Names, named, pack, unpack
 from ioh_tui.store.rows import EventRow, GateAttemptRow, ProviderCallRow, SandboxEventRow
-from ioh_tui.store.texts import SHARED_FROM, keep
+from ioh_tui.store.texts import SHARED_FROM, keep, unpacked
 
 
 class Trace(Db):
     """The `events`, `provider_calls`, `gate_attempts` and `sandbox_events` tables."""
+
+    _event_keys: KeySets
+    """The `event_keys` lists met so far (`eventrows.py`)."""
 
     async def add_events(
         self, events: Sequence[tuple[int, int | None, str, dict[str, Any]]]
@@ -23,12 +26,18 @@ class Trace(Db):
         """Append engine events (run id, agent id, kind, JSON form) to the event log, in order.
 
         One transaction on the store's thread for the batch. A long text value (a tool's output)
-        is stored once in `texts` (`texts.py`) and the event's JSON holds null in its place.
+        is stored once in `texts` (`texts.py`) and the event's JSON holds null in its place; the
+        JSON is kept without its key names (`eventrows.py`).
         """
         if not events:
             return
+        sets = self._event_keys
+        fresh: dict[Names, int] = {}
 
         def write(conn: sqlite3.Connection) -> None:
+            def names(keys: Names) -> int:
+                return sets.id_of(conn, keys, fresh)
+
             rows = []
             for run_id, agent_id, kind, data in events:
                 refs: dict[str, int] = {}
@@ -44,7 +53,7 @@ class Trace(Db):
                         agent_id,
                         data.get("step"),
                         kind,
-                        pack(shown, kind=kind, run_id=run_id, agent_id=agent_id),
+                        pack(shown, kind=kind, run_id=run_id, agent_id=agent_id, names=names),
                         json.dumps(refs) if refs else None,
                     )
                 )
@@ -55,44 +64,38 @@ class Trace(Db):
             )
 
         await self._atomically(write)
+        sets.learn(fresh)
 
     async def events(self, run_id: int, *, after_id: int = 0) -> list[EventRow]:
         """Logged events of a run (or of a whole tree, by root id), oldest first."""
-        rows = await self._rows(
-            "SELECT id, agent_id, step, kind, json, at, texts FROM events WHERE run_id = ?"
-            " AND id > ? ORDER BY id",
-            (run_id, after_id),
-        )
-        refs = {
-            row["id"]: decoded(row["texts"], self.path, f"event {row['id']}")
-            for row in rows
-            if row["texts"]
-        }
-        texts = await self._texts(i for r in refs.values() for i in r.values()) if refs else {}
-        events = []
-        for row in rows:
-            data = unpack(
-                decoded(row["json"], self.path, f"event {row['id']}"),
-                kind=row["kind"],
-                run_id=run_id,
-                agent_id=row["agent_id"],
-                step=row["step"],
-            )
-            for key, text_id in refs.get(row["id"], {}).items():
-                data[key] = texts.get(text_id, "")
-            events.append(EventRow(row["id"], row["kind"], data, row["at"]))
-        return events
+        path = self.path
+        sets = self._event_keys
 
-    async def _texts(self, ids: Iterable[int]) -> dict[int, str]:
-        """The texts of `ids`, by id (in chunks under SQLite's parameter limit)."""
-        wanted = sorted(set(ids))
-        found: dict[int, str] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in await self._rows(f"SELECT id, text FROM texts WHERE id IN ({marks})", chunk):
-                found[row["id"]] = row["text"]
-        return found
+        def read(conn: sqlite3.Connection) -> list[EventRow]:
+            rows = conn.execute(
+                "SELECT id, agent_id, step, kind, json, at, texts FROM events WHERE run_id = ?"
+                " AND id > ? ORDER BY id",
+                (run_id, after_id),
+            ).fetchall()
+            stored = [decoded(row[4], path, f"event {row[0]}") for row in rows]
+            refs = {row[0]: decoded(row[6], path, f"event {row[0]}") for row in rows if row[6]}
+            texts = _texts(conn, path, (i for r in refs.values() for i in r.values()))
+            wanted = {i for i in map(named, stored) if i is not None}
+            names = sets.names_of(conn, wanted) if wanted else None
+            events = []
+            for row, held in zip(rows, stored, strict=True):
+                try:
+                    data = unpack(
+                        held, kind=row[3], run_id=run_id, agent_id=row[1], step=row[2], names=names
+                    )
+                except (ValueError, TypeError) as exc:
+                    raise StoreError(f"store {path} is damaged: event {row[0]} {exc}") from None
+                for key, text_id in refs.get(row[0], {}).items():
+                    data[key] = texts.get(text_id, "")
+                events.append(EventRow(row[0], row[3], data, row[5]))
+            return events
+
+        return await self._on_thread(read)
 
     async def add_provider_call(self, run_id: int, step: int, row: dict[str, Any]) -> None:
         """One accounting row per model-call attempt (`row`: the other columns by name)."""
@@ -153,3 +156,15 @@ def write_provider_calls(
             f" VALUES ({', '.join('?' * len(values))})",
             tuple(values.values()),
         )
+
+
+def _texts(conn: sqlite3.Connection, path: str, ids: Iterable[int]) -> dict[int, str]:
+    """The texts of `ids`, by id (in chunks under SQLite's parameter limit)."""
+    wanted = sorted(set(ids))
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for i, held in conn.execute(f"SELECT id, text FROM texts WHERE id IN ({marks})", chunk):
+            found[i] = unpacked(held, path, f"text {i}")
+    return found
