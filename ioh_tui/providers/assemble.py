@@ -256,17 +256,25 @@ class TextShape:
         """An assembler's `feed_all`: each event's text to `out`, or `decoded(event)` for the rest.
 
         One call a network chunk: an event of the learned shape costs its string literal's
-        decode and its piece, not a chain of calls. True as soon as `decoded` says the stream's
-        terminator arrived (the events after it are not read, as `feed` would not be called).
+        decode, not a chain of calls, and the texts of a run of such events go to `out` as one
+        piece (their concatenation is the same text; a piece and its sink's call cost as much
+        as the decode). True as soon as `decoded` says the stream's terminator arrived (the
+        events after it are not read, as `feed` would not be called).
         """
-        text, emit = self.text, out.text
+        text = self.text
+        texts: list[str] = []
         for event in events:
             said = text(event.data)
             if said is None:
+                if texts:
+                    out.text("".join(texts))  # before the event: pieces keep the wire's order
+                    texts = []
                 if decoded(event):
                     return True
             elif said:
-                emit(said)
+                texts.append(said)
+        if texts:
+            out.text("".join(texts))
         return False
 
     def learn(self, data: str, text: str, text_of: Callable[[dict[str, Any]], object]) -> None:

@@ -195,6 +195,21 @@ def _prctl() -> Callable[..., int] | None:
     return prctl
 
 
+@functools.lru_cache(maxsize=8)
+def _under_tmp(path_env: str) -> tuple[str, ...]:
+    """The real paths of the interpreter's, the source's and `path_env`'s entries under /tmp.
+
+    Cached (as `user._needed_for` is): resolving them was most of the cost of building a
+    command's options. Whether each still exists is asked again for every command, since a
+    bind of a missing directory would fail it.
+    """
+    tmp = os.path.realpath("/tmp")
+    source = str(Path(__file__).resolve().parents[2])  # the folder holding the ioh_tui package
+    entries = (sys.prefix, sys.exec_prefix, sys.base_prefix, source, *path_env.split(os.pathsep))
+    reals = (os.path.realpath(entry) for entry in entries if entry)
+    return tuple(dict.fromkeys(real for real in reals if real.startswith(tmp + os.sep)))
+
+
 def kept_under_tmp(path_env: str) -> list[str]:
     """Directories under /tmp that stay visible (read-only) though /tmp is made private.
 
@@ -203,16 +218,7 @@ def kept_under_tmp(path_env: str) -> list[str]:
     run with `sys.executable` or from PATH could not start; and an editable install's source
     (the folder holding `ioh_tui`), which the document worker imports inside the sandbox.
     """
-    tmp = os.path.realpath("/tmp")
-    found: set[str] = set()
-    source = str(Path(__file__).resolve().parents[2])  # the folder holding the ioh_tui package
-    entries = (sys.prefix, sys.exec_prefix, sys.base_prefix, source, *path_env.split(os.pathsep))
-    for entry in entries:
-        if not entry:
-            continue
-        real = os.path.realpath(entry)
-        if real.startswith(tmp + os.sep) and os.path.isdir(real):
-            found.add(real)
+    found = {real for real in _under_tmp(path_env) if os.path.isdir(real)}
     # Parents only: a bind of a parent already shows its children.
     ordered = sorted(found, key=len)
     return [

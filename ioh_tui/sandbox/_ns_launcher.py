@@ -19,18 +19,27 @@ mount and PID namespaces created by util-linux `unshare`, as PID 1, and:
 
 A setup failure exits 125 with one line on stderr starting `ioh-sandbox:`; a payload that
 cannot be executed exits 127 with a line starting `ioh-sandbox: exec`.
+
+It starts once per command, so it imports as little as it can: its configuration comes as
+`marshal` bytes (built in; the harness starts it with its own interpreter, so the format
+matches) rather than JSON, whose decoder pulls in `re`; the loopback uses the C modules behind
+`socket` and `struct`; no `typing`. Its import took 33 ms more than `python -I -S -c pass`
+here; 11 ms more since.
 """
 
 from __future__ import annotations
 
+import _socket
+import _struct
 import ctypes
 import fcntl
-import json
+import marshal
 import os
-import socket
-import struct
 import sys
-from typing import NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 SETUP_FAILED = 125
 EXEC_FAILED = 127
@@ -152,10 +161,13 @@ def _setup_mounts(
 
 
 def _loopback_up() -> None:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        ifreq = struct.pack("16sH14x", b"lo", 0)
-        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, ifreq))[1]
-        fcntl.ioctl(sock, _SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+    sock = _socket.socket(_socket.AF_INET, _socket.SOCK_DGRAM)
+    try:
+        ifreq = _struct.pack("16sH14x", b"lo", 0)
+        flags = _struct.unpack("16sH14x", fcntl.ioctl(sock, _SIOCGIFFLAGS, ifreq))[1]
+        fcntl.ioctl(sock, _SIOCSIFFLAGS, _struct.pack("16sH14x", b"lo", flags | _IFF_UP))
+    finally:
+        sock.close()
 
 
 def _drop_privileges(seccomp: bytes | None) -> None:
@@ -207,9 +219,9 @@ def _reap_until(child: int) -> int:
 
 def main() -> None:
     """Set up the namespace, run the payload, exit with its status."""
-    config = json.loads(sys.argv[1])
+    config = marshal.loads(bytes.fromhex(sys.argv[1]))
     argv = sys.argv[3:]
-    seccomp = bytes.fromhex(config["seccomp"]) if config.get("seccomp") else None
+    seccomp = config.get("seccomp")
     try:
         _setup_mounts(
             config["cwd"],

@@ -86,8 +86,9 @@ def _scan_tree(roots: Iterable[int]) -> dict[int, _Row]:
     Each process's children are listed by the kernel (`/proc/PID/task/TID/children`, one file
     a thread), so a sample costs the tree's size, not the machine's: the whole table was 111
     processes here, 4.6 ms of CPU a sample under load (docs/performance.md). A process started
-    or ended while the files are read can be missed by one sample and is seen by the next; the
-    kill does not rely on this (it reads the whole table, `kill_all`).
+    or ended while the files are read can be missed by one sample and is seen by the next; a
+    kill reads the tree this way only under a PID namespace, and again each round until nothing
+    is left (`ProcessTree._kill_table`).
     """
     table: dict[int, _Row] = {}
     stack = list(roots)
@@ -285,9 +286,27 @@ class ProcessTree:
                 out.append(pid)
         return out
 
+    def _kill_table(self) -> dict[int, _Row]:
+        """The rows a kill round walks: the tree's own, where nothing can have left it.
+
+        Under a PID namespace (`wrapped`, no marker) every process of the command is in the
+        namespace and a descendant of its PID 1, itself a child of the leader; an orphan is
+        reparented to that PID 1. Walking from the leader and every process seen finds them
+        all, as the whole table would. Only a rung without that (the floor, `none`) needs the
+        whole table, to look for the marker of a daemon that left the tree. The whole table was
+        4–7 ms of each command's teardown here (111–150 processes), the tree's own a few reads;
+        a tree the last sample found large is read whole, as a sample does (`TREE_SCAN_MAX`).
+        """
+        small = self._last_count <= TREE_SCAN_MAX
+        if _CHILDREN and small and self._wrapped and self._marker is None:
+            with self._lock:
+                roots = list(self._seen)
+            return _scan_tree(roots)
+        return _scan()
+
     def kill_all(self) -> None:
         """SIGKILL the whole tree, escapees included, until nothing of it is left alive."""
-        table = _scan()
+        table = self._kill_table()
         if self._wrapped:
             # The namespace's PID 1 dying makes the kernel kill everything in the namespace in
             # one step, however many processes it holds.
@@ -296,7 +315,7 @@ class ProcessTree:
         for round_ in range(_KILL_ROUNDS):
             if round_:
                 time.sleep(_ROUND_PAUSE_S * round_)
-                table = _scan()
+                table = self._kill_table()
             victims = self._walk(table)
             victims += self._marked(table, set(victims))
             if not victims:

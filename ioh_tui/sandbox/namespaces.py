@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -75,7 +75,7 @@ class NamespacesSandbox:
         guard: Guard | None = None,
         drop: Drop | None = None,
     ) -> list[str]:
-        """The full argv: unshare, the launcher with its fixed code and JSON config, then `argv`.
+        """The full argv: unshare, the launcher with its fixed code and config, then `argv`.
 
         The payload follows `--` as separate arguments; it is never interpolated into any script.
         With `drop` (the harness is root, `user.py`) all of it starts as the command's
@@ -100,9 +100,10 @@ class NamespacesSandbox:
             "mask_runtime": seen(runtime),
             "mask_sockets": seen(bound_sockets(runtime, keep)),
             "loopback": not network,
-            "seccomp": program.hex() if program else None,
+            "seccomp": program,
         }
-        launcher = [self._python, "-I", "-S", str(_LAUNCHER), json.dumps(config), "--"]
+        # marshal, not JSON: the launcher decodes it without importing anything (see its docstring).
+        launcher = [self._python, "-I", "-S", str(_LAUNCHER), marshal.dumps(config).hex(), "--"]
         return [*unshare_argv(self._unshare, network=network), "--", *launcher, *argv]
 
     async def run(

@@ -9,7 +9,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from ioh_tui.sandbox import Limits, select
+from ioh_tui.sandbox import Limits, _tree, select
 
 from .conftest import TREE, TREE_SIZE, live_with, script, sleepers, token
 
@@ -117,6 +117,38 @@ async def test_cap_kill_takes_the_tree(any_rung: str, workspace: Path) -> None:
     _assert_gone(marker, pids, any_rung)
 
 
+async def test_only_a_rung_without_a_pid_namespace_reads_the_whole_process_table(
+    any_rung: str, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Under a PID namespace nothing can leave the tree, so the teardown walks the tree's own
+    # processes (issue 23: the whole table was 4-7 ms of every command); the floor and `none`
+    # must still read it all, to find a marked daemon that left.
+    scans: list[int] = []
+    whole = _tree._scan
+
+    def counted() -> dict[int, _tree._Row]:
+        table = whole()
+        scans.append(len(table))
+        return table
+
+    monkeypatch.setattr(_tree, "_scan", counted)
+    marker = token()
+    pids = workspace / "pids"
+
+    def on_output(text: str) -> None:
+        if "ready" in text:
+            (workspace / "go").touch()
+
+    argv = _tree_argv(marker, pids, "exit")
+    result = await select(any_rung).run(argv, workspace, on_output=on_output)
+    assert result.exit_code == 0
+    _assert_gone(marker, pids, any_rung)
+    if any_rung in ("bwrap", "namespaces"):
+        assert scans == []
+    else:
+        assert scans
+
+
 async def test_no_zombie_or_fd_leak_across_many_runs(workspace: Path) -> None:
     sandbox = select("floor")
     me = psutil.Process()
@@ -134,7 +166,7 @@ REPO = str(Path(__file__).resolve().parents[3])
 HARNESS = """
 import asyncio, sys
 from pathlib import Path
-from ioh_tui.sandbox import Limits, select
+from ioh_tui.sandbox import Limits, _tree, select
 
 async def main() -> None:
     rung, workspace, argv = sys.argv[1], Path(sys.argv[2]), sys.argv[3:]
