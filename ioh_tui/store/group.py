@@ -30,7 +30,7 @@ class GroupCommit:
     def __init__(
         self,
         lock: asyncio.Lock,
-        on_thread: Callable[[Callable[[sqlite3.Connection], list[Outcome]]], Awaitable[Any]],
+        on_thread: Callable[[Transaction], Awaitable[Any]],
     ) -> None:
         self._lock = lock
         self._on_thread = on_thread
@@ -43,6 +43,10 @@ class GroupCommit:
         A caller cancelled before its group leaves is left out of it, as a caller cancelled
         while waiting for the lock was.
         """
+        if self._runner is None and not self._lock.locked():
+            # Nothing to group with: straight to the thread (no task, no future of our own).
+            async with self._lock:
+                return cast(T, await self._on_thread(transaction))
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting.append((transaction, future))
         if self._runner is None:
