@@ -5,6 +5,7 @@ stream does). The headless run is the engine alone with a no-op observer; the ap
 engine inside `IohApp` (headless Textual), timed until the screen has handled `run_finished` and
 flushed its Markdown streams. While the app streams, a probe task sleeps PROBE_S at a time and
 records how late it wakes: that lateness is the event loop's lag (what a keypress would wait).
+It counts the screen's layout passes too (`Screen._refresh_layout`, each a walk of every widget).
 Prints figures; asserts nothing.
 """
 
@@ -16,6 +17,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -113,8 +115,10 @@ async def probe(lags: list[float], stop: asyncio.Event) -> None:
         lags.append(max(0.0, loop.time() - before - PROBE_S))
 
 
-async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[float], int]:
+async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[float], int, int]:
+    from textual.geometry import Size
     from textual.message import Message
+    from textual.screen import Screen
 
     from ioh_tui.engine import NewRun
     from ioh_tui.tui.app_run import AppRun
@@ -134,17 +138,27 @@ async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[
         if isinstance(message, EngineEventMessage):
             messages[id(message)] = message
 
+    passes = 0
+    layout = Screen._refresh_layout
+
+    def counted(screen: Screen[Any], size: Size | None = None, scroll: bool = False) -> None:
+        nonlocal passes
+        passes += 1
+        layout(screen, size, scroll)
+
     async with app.run_test(size=(120, 40), message_hook=count) as pilot:
+        Screen._refresh_layout = counted  # type: ignore[method-assign,assignment]
         started = time.perf_counter()
         prober = asyncio.create_task(probe(lags, stop))
         await app.workers.wait_for_complete()
         while app.run_screen is None or app.run_screen.outcome is None:
             await pilot.pause(0.01)  # the screen is still draining its queue of events
         elapsed = time.perf_counter() - started
+        Screen._refresh_layout = layout  # type: ignore[method-assign]
         stop.set()
         await prober
         await pilot.pause()
-    return elapsed, lags, len(messages)
+    return elapsed, lags, len(messages), passes
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -157,15 +171,15 @@ def main() -> None:
         root = Path(tmp) / "ws"
         root.mkdir()
         base, result = asyncio.run(headless(root, Path(tmp) / "headless.db"))
-        shown, lags, events = asyncio.run(in_app(root, Path(tmp) / "app.db", TokenStream()))
-        paced_s, paced, _ = asyncio.run(
+        shown, lags, events, passes = asyncio.run(in_app(root, Path(tmp) / "app.db", TokenStream()))
+        paced_s, paced, _, _ = asyncio.run(
             in_app(root, Path(tmp) / "paced.db", TokenStream(PACED_TOKENS, PACED_RATE))
         )
     print(f"tokens streamed:        {TOKENS:,} (outcome {result.outcome})")
     print(f"headless run:           {base:.2f} s ({TOKENS / base:,.0f} tokens/s)")
     print(
         f"in the app:             {shown:.2f} s ({TOKENS / shown:,.0f} tokens/s,"
-        f" {events:,} messages to the screen)"
+        f" {events:,} messages to the screen, {passes} layout passes)"
     )
     print(f"app / headless:         {shown / base:.1f}x")
     print(f"loop lag, flat out:     {lag(lags)}")

@@ -1,8 +1,9 @@
 """Streaming at speed: the engine's pieces reach the screen joined, and long replies draw as before.
 
 The forwarder joins a stream's pieces before they become Textual messages (one a piece cost more
-than the engine's whole step), and a reply's paragraphs are drawn in `Prose` blocks rather than
-one widget a paragraph: both must change nothing a person sees.
+than the engine's whole step), and a reply's paragraphs are drawn by `Prose` blocks through the
+line API rather than one widget a paragraph: none of it may change what a person sees, and text
+that fills a line already there must not cost the screen a layout pass.
 """
 
 from __future__ import annotations
@@ -10,17 +11,22 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Offset
+from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.selection import Selection
 
 from ioh_tui.core import events as ev
 from ioh_tui.tui.bridge import STREAM_S, EventForwarder
 from ioh_tui.tui.messages import EngineEventMessage
 from ioh_tui.tui.styles import stylesheet
-from ioh_tui.tui.widgets.agent_text import PROSE_CHARS, AgentText, Prose
+from ioh_tui.tui.widgets.agent_text import AgentText
+from ioh_tui.tui.widgets.prose import Prose
 
 
 class Recorder(Screen[None]):
@@ -77,6 +83,9 @@ REPLY = (
     + "\n\nWhat changed\n============\n\n- the operator\n- a test\n\n"
     + "```python\nreturn a + b\n```\n\n"
     + "\n\n".join(PARAGRAPH * (1 + i % 2) for i in range(10))
+    + "\n\n1. first, *read* it\n2. then `fix` it\n\n"
+    + "```\nline one\n\nline three, after a blank line\n```\n\n"
+    + "> quoted, **strong**\n\n---\n\nThe last paragraph,  \nwith a hard break."
 )
 THINKING = "\n\n".join(PARAGRAPH for _ in range(3))
 
@@ -97,33 +106,118 @@ class Reply(App[None]):
             yield self.text
 
 
+async def drawn_whole(
+    size: tuple[int, int], reply: str = REPLY, thinking: str = THINKING
+) -> list[Row]:
+    """The screen's rows with the reply and its thinking given to Textual's Markdown at once."""
+    drawn = Reply()
+    async with drawn.run_test(size=size) as pilot:
+        await drawn.text.update(reply)
+        await drawn.thinking.update(thinking)
+        await pilot.pause()
+        return rows(drawn.export_screenshot())
+
+
+async def stream(app: Reply, pilot: Pilot[None], reply: str = REPLY) -> None:
+    """Stream the thinking, then the reply, in pieces that split words, marks and lines."""
+    for block, source in ((app.thinking, THINKING), (app.text, reply)):
+        for start in range(0, len(source), 23):
+            await block.write(source[start : start + 23])
+            if start % (23 * 9) == 0:
+                await block.flush()  # appends land mid-paragraph, mid-list, mid-heading
+                await pilot.pause()
+        await block.close()
+    await pilot.pause()
+
+
 @pytest.mark.slow
 async def test_a_long_streamed_reply_draws_the_lines_textuals_markdown_draws() -> None:
-    """Streamed in pieces, the reply goes into `Prose` blocks; whole, into Textual's blocks."""
-    assert len(REPLY) > 2 * PROSE_CHARS  # several Prose blocks, then Textual's own blocks
-    size = (90, 150)
-    drawn = Reply()  # Textual's Markdown, the whole document at once
-    async with drawn.run_test(size=size) as pilot:
-        await drawn.text.update(REPLY)
-        await drawn.thinking.update(THINKING)
-        await pilot.pause()
-        expected = drawn.export_screenshot()
+    """Streamed in pieces, the reply's paragraphs go into `Prose` blocks; whole, Textual's own."""
+    size = (90, 170)
+    expected = await drawn_whole(size)
     streamed = Reply()
     async with streamed.run_test(size=size) as pilot:
-        for block, source in ((streamed.thinking, THINKING), (streamed.text, REPLY)):
-            for start in range(0, len(source), 23):  # pieces that split words, marks and lines
-                await block.write(source[start : start + 23])
-                if start % (23 * 9) == 0:
-                    await block.flush()  # appends land mid-paragraph, mid-list, mid-heading
-                    await pilot.pause()
-            await block.close()
-        await pilot.pause()
-        assert len(streamed.text.query(Prose)) >= 3
+        await stream(streamed, pilot)
+        # The paragraphs before the heading, after the first fence, and the last one.
+        assert len(streamed.text.query(Prose)) == 3
         assert streamed.text.source == REPLY
-        assert rows(streamed.export_screenshot()) == rows(expected)
+        assert rows(streamed.export_screenshot()) == expected
 
 
-def rows(svg: str) -> list[list[tuple[float, str, str]]]:
+async def test_a_narrower_screen_wraps_the_streamed_reply_again() -> None:
+    """Streamed at one width and shown at another, the lines are those drawn at the new width."""
+    reply = REPLY[: REPLY.index("What changed")]
+    expected = await drawn_whole((60, 120), reply)
+    streamed = Reply()
+    async with streamed.run_test(size=(100, 120)) as pilot:
+        await stream(streamed, pilot, reply)
+        wide = rows(streamed.export_screenshot())
+        await pilot.resize_terminal(60, 120)
+        await pilot.pause()
+        assert rows(streamed.export_screenshot()) == expected != wide
+
+
+async def test_text_that_fills_a_line_already_there_lays_nothing_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pieces streamed into the last paragraph repaint its lines; only a new line needs a layout.
+
+    Textual lays the screen out again whenever a widget's size may have changed: a `Static` that
+    took each piece (as `Prose` was) cost one layout pass a piece, which walks every widget.
+    """
+    passes: list[Screen[None]] = []
+    layout = Screen._refresh_layout
+
+    def counted(screen: Screen[None], *args: Any, **kwargs: Any) -> None:
+        passes.append(screen)
+        layout(screen, *args, **kwargs)
+
+    app = Reply()
+    async with app.run_test(size=(80, 40)) as pilot:
+        start = "\n\n".join(PARAGRAPH for _ in range(4)) + "\n\nThe last"
+        await app.text.write(start)
+        await app.text.flush()
+        await pilot.pause()
+        prose = app.text.query_one(Prose)
+        height = prose.size.height
+        monkeypatch.setattr(Screen, "_refresh_layout", counted)
+        pieces = [" word"] * 24  # 120 characters: two new lines at this width, at most
+        for piece in pieces:
+            await app.text.write(piece)
+            await app.text.flush()
+            await pilot.pause()
+        grown = prose.size.height - height
+        assert 1 <= grown <= 2
+        assert len(passes) <= grown + 1  # one a new line (and one for good measure), not a piece
+        await app.text.close()
+        await pilot.pause()
+        drawn = rows(app.export_screenshot())
+    assert drawn == await drawn_whole((80, 40), start + "".join(pieces), thinking="")
+
+
+async def test_selecting_across_paragraphs_copies_the_text_drawn() -> None:
+    """A selection's offsets count the paragraphs' lines joined, as one `Static` holding them."""
+    app = Reply()
+    async with app.run_test(size=(60, 40)) as pilot:
+        await app.text.write("First *one*.\n\nSecond, `two`  \nand on.\n\nThird.")
+        await app.text.close()
+        await pilot.pause()
+        prose = app.text.query_one(Prose)
+        plain = prose.render_line(0)
+        # Lines of the joined text: 0 "First one.", 1 blank, 2 "Second, two", 3 "and on.".
+        app.screen.selections = {prose: Selection(Offset(6, 0), Offset(3, 3))}
+        await pilot.pause()
+        assert app.screen.get_selected_text() == "one.\n\nSecond, two\nand"
+        selected = prose.render_line(0)
+        assert selected.text == plain.text == "First one."
+        styles = [{s.style for s in strip if "one" in s.text} for strip in (plain, selected)]
+        assert styles[0] != styles[1]  # "one." is drawn selected
+
+
+Row = list[tuple[float, str, str]]
+
+
+def rows(svg: str) -> list[Row]:
     """A screenshot's text, row by row: each run's column, text and style (its SVG class)."""
     found: dict[float, list[tuple[float, str, str]]] = {}
     for m in re.finditer(

@@ -1,13 +1,23 @@
 """Model text or thinking of one step, fed token by token through Textual's `MarkdownStream`.
 
-Paragraphs, most of a reply, are drawn in `Prose` blocks of many paragraphs each rather than one
-widget a paragraph (see `PROSE_CHARS`); everything else (lists, code, tables, headings) is drawn by
-Textual's own Markdown blocks.
+Paragraphs, most of a reply, are drawn by `Prose` blocks, one for each run of consecutive
+paragraphs rather than one widget a paragraph, through Textual's line API (`prose.py`): a streamed
+fragment rewraps and repaints only the paragraph it lands in. Everything else (lists, code,
+tables, headings) is drawn by Textual's own Markdown blocks.
+
+Textual's Markdown makes each paragraph a widget: mounting one costs milliseconds of styling, and
+every layout pass walks every widget on the screen, so a long reply made each frame slower than
+the last (20,000 streamed tokens: 364 paragraph widgets, seconds of layout;
+benchmarks/bench_tui_stream.py).
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+
 from markdown_it import MarkdownIt  # Textual's own Markdown parser (a dependency of textual)
+from markdown_it.token import Token
 from textual.await_complete import AwaitComplete
 from textual.content import Content
 from textual.timer import Timer
@@ -15,51 +25,19 @@ from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph  # public only as Markdown.BLOCKS' value
 from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 
+from ioh_tui.tui.widgets.prose import Paragraph, Prose
+
 FLUSH_S = 1 / 20
 """Fragments are handed to the stream at most this often. A Markdown append (and the re-layout it
 causes) costs far more than a token; Textual's docs put the widget's pace near 20 appends a second,
 which still reads as live. Measured in benchmarks/bench_tui_stream.py."""
-PROSE_CHARS = 2_000
-"""A `Prose` block takes paragraphs until it holds this many characters, then the next starts.
+PARSE_CHARS = 4_000
+"""A longer batch of text is parsed and drawn this much at a time, the event loop running between.
 
-Textual's Markdown makes each paragraph a widget: mounting one costs milliseconds of styling, and
-every layout pass (one a frame while text streams) walks every widget on the screen, so a long
-reply made each frame slower than the last (20,000 streamed tokens: 364 paragraph widgets, seconds
-of layout; benchmarks/bench_tui_stream.py). A frame redraws only the last block, so its cost is
-bounded by this size, not by the reply's."""
-
-
-class Prose(MarkdownParagraph):
-    """Consecutive paragraphs of one reply, drawn as one block; the last may still grow.
-
-    Joined with the blank lines their margins would leave between them, the paragraphs draw the
-    lines Textual's paragraph blocks draw: each is wrapped on its own, at the same width, with the
-    same styles (`Prose` is a `MarkdownParagraph` to the stylesheet).
-    """
-
-    def __init__(self, markdown: Markdown, first: MarkdownParagraph) -> None:
-        super().__init__(markdown, first._token, first.source_range)
-        self.parts: list[Content] = [first._content]
-        """Each paragraph's text, styled."""
-        self.chars = len(first._content)
-        """How much text the block holds."""
-        self.set_content(first._content)
-
-    def add(self, paragraph: MarkdownParagraph) -> None:
-        """Add the paragraph that follows."""
-        self.parts.append(paragraph._content)
-        self.chars += len(paragraph._content)
-        self.source_range = (self.source_range[0], paragraph.source_range[1])
-
-    def drop_last(self) -> None:
-        """Take the last paragraph out (it is parsed again, with what came after it)."""
-        self.chars -= len(self.parts.pop())
-
-    def show(self) -> None:
-        """Draw the paragraphs as they are now."""
-        # A paragraph's bottom margin is the gap Textual leaves between two (none in thinking).
-        gap = Content("\n" * (1 + self.styles.margin.bottom))
-        self.set_content(gap.join(self.parts))
+Parsing is most of what drawing a streamed reply costs (Textual's Markdown parser takes about
+2 ms a kilobyte here), and a stream that outruns the screen hands it tens of kilobytes at once:
+parsed in one go, that kept keys waiting for a tenth of a second (benchmarks/bench_tui_stream.py).
+Slicing changes nothing drawn: a slice ends mid-block as any streamed fragment does."""
 
 
 class AgentText(Markdown):
@@ -140,31 +118,61 @@ class AgentText(Markdown):
 
     async def _append(self, markdown: str) -> None:
         async with self.lock:  # a stopped stream's last append may run alongside another
-            self._markdown += markdown
-            tail = self._markdown[self._parsed_to :]
-            tokens = self._parser.parse(tail)
-            blocks = list(self._parse_markdown(tokens))
-            for token in reversed(tokens):
-                if token.map is not None and token.level == 0:
-                    lines = tail.splitlines(keepends=True)[: token.map[0]]
-                    self._parsed_to += sum(map(len, lines))
-                    break
-            if blocks:
-                with self.app.batch_update():
-                    await self._replace_last(blocks)
+            for start in range(0, len(markdown), PARSE_CHARS):
+                if start:
+                    await asyncio.sleep(0)  # the loop runs between two slices
+                self._markdown += markdown[start : start + PARSE_CHARS]
+                tail = self._markdown[self._parsed_to :]
+                tokens = self._parser.parse(tail)
+                blocks = list(self._blocks(tokens))
+                for token in reversed(tokens):
+                    if token.map is not None and token.level == 0:
+                        lines = tail.splitlines(keepends=True)[: token.map[0]]
+                        self._parsed_to += sum(map(len, lines))
+                        break
+                if blocks:
+                    with self.app.batch_update():
+                        await self._replace_last(blocks)
 
-    async def _replace_last(self, blocks: list[MarkdownBlock]) -> None:
+    def _blocks(self, tokens: list[Token]) -> Iterator[Paragraph | MarkdownBlock]:
+        """The document's top-level blocks: a paragraph as its text, the rest as Textual's blocks.
+
+        A paragraph needs no widget of its own (it goes into a `Prose`), and making one for each
+        cost more than parsing it.
+        """
+        others: list[Token] = []
+        opened: Token | None = None
+        for token in tokens:
+            if token.type == "paragraph_open" and token.level == 0:
+                yield from self._parse_markdown(others)
+                others, opened = [], token
+            elif opened is not None:
+                if token.type == "inline":
+                    yield Paragraph(opened, self._inline(token))
+                elif token.type == "paragraph_close":
+                    opened = None
+            else:
+                others.append(token)
+        yield from self._parse_markdown(others)
+
+    def _inline(self, token: Token) -> Content:
+        """A paragraph's text, styled as Textual's paragraph block styles it."""
+        if self._prose is not None:
+            return self._prose._token_to_content(token)
+        return MarkdownParagraph(self, token)._token_to_content(token)
+
+    async def _replace_last(self, blocks: list[Paragraph | MarkdownBlock]) -> None:
         """Replace the document's last block with `blocks` (the tail, parsed again)."""
         prose = self._prose
         existing = [child for child in self.children if isinstance(child, MarkdownBlock)]
         if prose is not None:
             prose.drop_last()
-            if not prose.parts and type(blocks[0]) is not MarkdownParagraph:
+            if not prose.parts and not isinstance(blocks[0], Paragraph):
                 self._prose = None  # its one paragraph turned into another kind of block
                 await prose.remove()
         elif existing:
             last, first = existing[-1], blocks[0]
-            if type(first) is MarkdownParagraph:
+            if isinstance(first, Paragraph):
                 await last.remove()  # a block that turned into a paragraph
             else:
                 await last._update_from_block(first)  # Textual's own, in place where it can
@@ -174,19 +182,16 @@ class AgentText(Markdown):
         if self._prose is not None:
             self._prose.show()
 
-    async def _add(self, block: MarkdownBlock) -> None:
-        """Put a block at the end: a paragraph into the last `Prose` while it has room."""
+    async def _add(self, block: Paragraph | MarkdownBlock) -> None:
+        """Put a block at the end: a paragraph into the last `Prose` if the document ends in one."""
         prose = self._prose
-        # A top-level paragraph: a list's or a quote's paragraphs are nested inside its block.
-        paragraph = block if type(block) is MarkdownParagraph else None
-        room = prose is not None and (not prose.parts or prose.chars < PROSE_CHARS)
-        if prose is not None and paragraph is not None and room:
-            prose.add(paragraph)
+        if prose is not None and isinstance(block, Paragraph):
+            prose.add(block.content)
             return
         if prose is not None:
             prose.show()  # its last paragraph is finished: drawn as it ends
-        if paragraph is not None:
-            self._prose = Prose(self, paragraph)
+        if isinstance(block, Paragraph):
+            self._prose = Prose(self, block.token, block.content)
             await self.mount(self._prose)
         else:
             self._prose = None
