@@ -27,6 +27,7 @@ from ioh_tui.tui.messages import EngineEventMessage
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.prose import Prose
+from tests.tui.harness import until
 
 
 class Recorder(Screen[None]):
@@ -68,10 +69,10 @@ async def test_a_streams_pieces_reach_the_screen_joined_and_in_the_engines_order
             ev.StepFinished(run_id=1, step=1, tokens=1, total_tokens=1, tool_calls=0),
         ]
         # With nothing after them, pieces are posted within STREAM_S.
+        held = asyncio.get_running_loop().time()
         forward(ev.TextDelta(run_id=1, step=2, text="more"))
-        await asyncio.sleep(STREAM_S * 2)
-        await pilot.pause()
-        assert screen.events[-1] == ev.TextDelta(run_id=1, step=2, text="more")
+        await until(pilot, lambda: screen.events[-1] == ev.TextDelta(run_id=1, step=2, text="more"))
+        assert asyncio.get_running_loop().time() - held >= STREAM_S  # held, then posted
 
 
 PARAGRAPH = (
@@ -177,7 +178,8 @@ async def test_text_that_fills_a_line_already_there_lays_nothing_out(
         start = "\n\n".join(PARAGRAPH for _ in range(4)) + "\n\nThe last"
         await app.text.write(start)
         await app.text.flush()
-        await pilot.pause()
+        await until(pilot, lambda: any(p.plain.endswith("The last") for p in app.text.query(Prose)))
+        await pilot.pause()  # and laid out
         prose = app.text.query_one(Prose)
         height = prose.size.height
         monkeypatch.setattr(Screen, "_refresh_layout", counted)
@@ -186,6 +188,8 @@ async def test_text_that_fills_a_line_already_there_lays_nothing_out(
             await app.text.write(piece)
             await app.text.flush()
             await pilot.pause()
+        await until(pilot, lambda: prose.plain.endswith("".join(pieces)))
+        await pilot.pause()
         grown = prose.size.height - height
         assert 1 <= grown <= 2
         assert len(passes) <= grown + 1  # one a new line (and one for good measure), not a piece
