@@ -9,10 +9,11 @@ from collections.abc import Callable, Iterable
 
 from ioh_tui.core.events import Event, TextDelta, ThinkingDelta, ToolOutput, to_json
 from ioh_tui.core.redact import Redactor
-from ioh_tui.store import Store
+from ioh_tui.store import LoggedEvent, Store
 
 Observer = Callable[[Event], None]
 """Called with every event, on the loop's task. Must return quickly: queue anything slow."""
+
 
 log = logging.getLogger(__name__)
 
@@ -34,13 +35,22 @@ class EventBus:
     def __init__(
         self, observers: Iterable[Observer] = (), redactor: Redactor | None = None
     ) -> None:
-        self._observers = list(observers)
+        self._observers: list[Observer] = []
+        self._logs: list[EventLog] = []
+        for observer in observers:
+            self.subscribe(observer)
         self.redactor = Redactor.configured() if redactor is None else redactor
         """The keys masked from every event and from what the engine stores."""
 
     def subscribe(self, observer: Observer) -> None:
         """Add an observer."""
         self._observers.append(observer)
+        if isinstance(observer, EventLog):
+            self._logs.append(observer)
+
+    def take_logged(self) -> list[LoggedEvent]:
+        """The events every subscribed `EventLog` holds unwritten, for the caller to write next."""
+        return [row for event_log in self._logs for row in event_log.take()]
 
     def emit(self, event: Event) -> None:
         """Deliver `event` to every observer, in subscription order."""
@@ -57,14 +67,19 @@ class EventLog:
 
     `emit` only queues; the writer waits up to `BATCH_S` after an event, then takes everything
     queued at once and writes it in one batch (a tree of agents emits thousands of events, and
-    each store call is a thread round trip).
+    each store call is a thread round trip). A step's commit takes what is queued first
+    (`take`) and writes it in its own transaction: in a run whose steps take less than
+    `BATCH_S`, the log costs no round trip of its own.
     `drain()` waits until everything queued is written.
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._queued: list[Event] = []
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
+        self._more: asyncio.Event | None = None
+        """Set when an event is queued while the writer waits for the first."""
         self._woken: asyncio.Event | None = None
         """Set while the writer waits for more events; `drain` sets it to end the wait."""
 
@@ -73,31 +88,43 @@ class EventLog:
         if isinstance(event, _NOT_LOGGED):
             return
         if self._task is None:
+            self._more = asyncio.Event()
+            self._stopping = False
             self._task = asyncio.get_running_loop().create_task(self._writer(), name="event-log")
-        self._queue.put_nowait(event)
+        self._queued.append(event)
+        if self._more is not None:
+            self._more.set()
+
+    def take(self) -> list[LoggedEvent]:
+        """Everything queued and not yet being written, as `add_events` rows, in order.
+
+        Whoever takes them writes them next: the store's lock is first come, first served, so
+        a batch the writer took before is written before them, and anything queued after is
+        written after.
+        """
+        taken, self._queued = self._queued, []
+        return [(e.run_id, e.agent_id, e.kind, to_json(e)) for e in taken]
 
     async def _writer(self) -> None:
-        done = False
-        while not done:
-            batch = [await self._queue.get()]
-            if batch[0] is not None:
+        more = self._more
+        assert more is not None
+        while True:
+            if not self._queued and not self._stopping:
+                more.clear()
+                await more.wait()
+            if self._queued and not self._stopping:
                 # A step's events come a few at a time. Waiting a moment writes them, and a fast
                 # run's next steps', in one round trip to the store's thread (a step made four
                 # of them for its events alone). Nothing waits on the log; `drain` ends the wait.
                 await self._more_or_drain()
-            while not self._queue.empty():
-                batch.append(self._queue.get_nowait())
-            done = batch[-1] is None
-            events = [e for e in batch if e is not None]
-            try:
-                await self._store.add_events(
-                    [(e.run_id, e.agent_id, e.kind, to_json(e)) for e in events]
-                )
-            except Exception:
-                log.exception("could not log %d events", len(events))
-            finally:
-                for _ in batch:
-                    self._queue.task_done()
+            rows = self.take()
+            if rows:
+                try:
+                    await self._store.add_events(rows)
+                except Exception:
+                    log.exception("could not log %d events", len(rows))
+            if self._stopping and not self._queued:
+                return
 
     async def _more_or_drain(self) -> None:
         self._woken = woken = asyncio.Event()
@@ -110,7 +137,9 @@ class EventLog:
         task, self._task = self._task, None
         if task is None or task.done():  # never started, or cancelled with its loop
             return
-        self._queue.put_nowait(None)
+        self._stopping = True
+        if self._more is not None:
+            self._more.set()
         if self._woken is not None:
             self._woken.set()
         await task

@@ -141,7 +141,7 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     if staged is None:
         completion, calls = await query(p, s, n)
         # The turn and its accounting in one transaction: one hop, and kept or lost together.
-        await p.store.stage_turn(p.run_id, n, completion, calls)
+        await p.store.stage_turn(p.run_id, n, completion, calls, p.bus.take_logged())
     else:
         completion = staged
         _replay_text(p, n, completion)
@@ -172,7 +172,8 @@ async def step(p: Deps, s: RunState, n: int) -> None:
             tool_calls=rows,
             lease_owner=s.lease.owner if s.lease else None,
             lease_generation=s.lease.generation if s.lease else None,
-        )
+        ),
+        p.bus.take_logged(),  # the log's events ride along: no round trip of their own
     )
     s.history.extend(messages[len(inbox) :])
     s.tokens += step_tokens

@@ -18,6 +18,7 @@ from ioh_tui.store.rows import (
 )
 from ioh_tui.store.runs import SpawnCall
 from ioh_tui.store.steps import StepCommit
+from ioh_tui.store.trace import LoggedEvent
 
 __all__ = [
     "ApprovalRow",
@@ -25,6 +26,7 @@ __all__ = [
     "CallRecord",
     "EventRow",
     "GateAttemptRow",
+    "LoggedEvent",
     "MessageRow",
     "PolicyEventRow",
     "ProviderCallRow",

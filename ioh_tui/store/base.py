@@ -9,6 +9,7 @@ agree.
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -16,7 +17,12 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 
+from ioh_tui.store.eventrows import KeySets
+from ioh_tui.store.group import GroupCommit
+
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
 
 NOW = "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
@@ -29,6 +35,10 @@ class Db:
     """The store file (`:memory:` for a throwaway store), named in every error about it."""
     _lock: asyncio.Lock
     """Held by every write, and across a whole transaction."""
+    _event_keys: KeySets
+    """The `event_keys` lists met so far (`eventrows.py`)."""
+    _group: GroupCommit
+    """The transactions waiting for the store's thread (`group.py`)."""
 
     async def _on_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` with the connection on aiosqlite's thread (the only one that may touch it).
@@ -116,29 +126,59 @@ class Db:
                 await db.execute("ROLLBACK")
                 raise
 
-    async def _atomically(self, work: Callable[[sqlite3.Connection], T]) -> T:
+    async def _atomically(
+        self,
+        work: Callable[[sqlite3.Connection], T],
+        kept: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> T:
         """Run `work` in one `BEGIN IMMEDIATE` ... `COMMIT` on the store's thread, in one hop.
 
         A transaction of several statements costs one round trip to aiosqlite's thread instead
         of one per statement (each a queue put, a thread switch and a loop wake-up: about 40 us
-        apiece on the 2-core machine, docs/performance.md). Atomicity is SQLite's, as before: a
-        process killed inside `work` leaves the transaction uncommitted, so none of it is there.
+        apiece on the 2-core machine, docs/performance.md), and transactions that queue behind
+        a busy thread share one (`group.py`). Atomicity is SQLite's, as before: a process
+        killed inside `work` leaves the transaction uncommitted, so none of it is there.
+
+        `kept` (the event log's rows riding along) runs first in the same transaction and is
+        committed whatever becomes of `work`: `work` failing rolls back to after `kept`, and
+        `kept` failing is logged and rolled back alone (the log never fails a step).
         """
 
         def transaction(conn: sqlite3.Connection) -> T:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                result = work(conn)
+                if kept is not None:
+                    _savepoint(conn, kept)
+                    conn.execute("SAVEPOINT work")
+                try:
+                    result = work(conn)
+                except BaseException:
+                    if kept is None:
+                        raise
+                    conn.execute("ROLLBACK TO work")
+                    conn.execute("COMMIT")
+                    raise
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
                 raise
             return result
 
-        async with self._lock:
-            return await self._on_thread(transaction)
+        return await self._group.run(transaction)
 
     async def now(self) -> str:
         """The database clock, ISO-8601 UTC with milliseconds."""
         value: str = await self._scalar(f"SELECT {NOW}")
         return value
+
+
+def _savepoint(conn: sqlite3.Connection, kept: Callable[[sqlite3.Connection], None]) -> None:
+    """Run `kept` inside a savepoint; on an error, undo it alone and log it."""
+    conn.execute("SAVEPOINT kept")
+    try:
+        kept(conn)
+    except Exception:
+        conn.execute("ROLLBACK TO kept")
+        log.exception("could not log the events riding on a transaction")
+    conn.execute("RELEASE kept")

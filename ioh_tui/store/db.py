@@ -30,6 +30,7 @@ from ioh_tui.sandbox import hidden_while_open
 from ioh_tui.store.decisions import Decisions
 from ioh_tui.store.errors import StoreError, damaged
 from ioh_tui.store.eventrows import KeySets
+from ioh_tui.store.group import GroupCommit
 from ioh_tui.store.leases import Leases
 from ioh_tui.store.opening import check_store, unusable
 from ioh_tui.store.rows import RunRow
@@ -73,6 +74,7 @@ class Store(Trees, Steps, Decisions, Trace, Summaries, Leases):
         self.path = path
         self._lock = asyncio.Lock()
         self._event_keys = KeySets()
+        self._group = GroupCommit(self._lock, self._on_thread)
 
     @classmethod
     @asynccontextmanager

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,9 +26,10 @@ from ioh_tui.core.errors import ConflictError
 from ioh_tui.core.transcript import Completion, Image, Message
 from ioh_tui.store.base import NOW, Db
 from ioh_tui.store.errors import decoded
+from ioh_tui.store.eventrows import Names
 from ioh_tui.store.rows import AttemptRow, CallRecord, MessageRow, StepRow, ToolCallRow
 from ioh_tui.store.texts import keep, unpacked
-from ioh_tui.store.trace import write_provider_calls
+from ioh_tui.store.trace import LoggedEvent, riding, write_provider_calls
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +52,13 @@ class StepCommit:
 class Steps(Db):
     """The `steps`, `messages`, `tool_calls`, `staged_turns` and `tool_attempts` tables."""
 
-    async def commit_step(self, commit: StepCommit) -> None:
+    async def commit_step(self, commit: StepCommit, logged: Sequence[LoggedEvent] = ()) -> None:
         """Write one step, its transcript messages and tool calls in one transaction.
 
         The whole transaction is one call on the store's thread (`Db._atomically`). With a
         lease, the generation is checked inside the transaction: a driver that lost its lease
-        writes nothing and gets `ConflictError`.
+        writes nothing and gets `ConflictError`. `logged`: events for the log, written in the
+        same hop and kept even if the step is not (`EventLog.take`).
         """
 
         def write(conn: sqlite3.Connection) -> None:
@@ -89,7 +91,15 @@ class Steps(Db):
                 (commit.run_id, commit.step),
             )
 
-        await self._atomically(write)
+        await self._with_log(write, logged)
+
+    async def _with_log(
+        self, write: Callable[[sqlite3.Connection], None], logged: Sequence[LoggedEvent]
+    ) -> None:
+        """`write` in one transaction, with `logged` riding along (`Db._atomically`'s `kept`)."""
+        fresh: dict[Names, int] = {}
+        await self._atomically(write, riding(logged, self._event_keys, fresh))
+        self._event_keys.learn(fresh)
 
     async def stage_turn(
         self,
@@ -97,11 +107,13 @@ class Steps(Db):
         step: int,
         completion: Completion,
         calls: Sequence[dict[str, Any]] = (),
+        logged: Sequence[LoggedEvent] = (),
     ) -> None:
         """Keep a model turn before its tools run: a resumed step reuses it, never re-asks.
 
         `calls` are the turn's accounting rows (`add_provider_call`'s), written in the same
         transaction: one hop for both, and a crash keeps the turn and what it cost together.
+        `logged`: events for the log, as for `commit_step`.
         """
         text = json.dumps(completion_to_json(completion))
 
@@ -112,7 +124,7 @@ class Steps(Db):
                 (run_id, step, text),
             )
 
-        await self._atomically(write)
+        await self._with_log(write, logged)
 
     async def staged_turn(self, run_id: int, step: int) -> Completion | None:
         """The staged model turn of an uncommitted step, if any."""

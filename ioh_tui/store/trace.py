@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ioh_tui.store.base import Db
@@ -17,53 +17,16 @@ from ioh_tui.store.texts import SHARED_FROM, keep, unpacked
 class Trace(Db):
     """The `events`, `provider_calls`, `gate_attempts` and `sandbox_events` tables."""
 
-    _event_keys: KeySets
-    """The `event_keys` lists met so far (`eventrows.py`)."""
-
-    async def add_events(
-        self, events: Sequence[tuple[int, int | None, str, dict[str, Any]]]
-    ) -> None:
+    async def add_events(self, events: Sequence[LoggedEvent]) -> None:
         """Append engine events (run id, agent id, kind, JSON form) to the event log, in order.
 
-        One transaction on the store's thread for the batch. A long text value (a tool's output)
-        is stored once in `texts` (`texts.py`) and the event's JSON holds null in its place; the
-        JSON is kept without its key names (`eventrows.py`).
+        One transaction on the store's thread for the batch (`write_events`).
         """
         if not events:
             return
         sets = self._event_keys
         fresh: dict[Names, int] = {}
-
-        def write(conn: sqlite3.Connection) -> None:
-            def names(keys: Names) -> int:
-                return sets.id_of(conn, keys, fresh)
-
-            rows = []
-            for run_id, agent_id, kind, data in events:
-                refs: dict[str, int] = {}
-                for key, value in data.items():
-                    if isinstance(value, str) and len(value) >= SHARED_FROM:
-                        text = keep(conn, value)
-                        assert text is not None
-                        refs[key] = text
-                shown = {**data, **dict.fromkeys(refs)} if refs else data
-                rows.append(
-                    (
-                        run_id,
-                        agent_id,
-                        data.get("step"),
-                        kind,
-                        pack(shown, kind=kind, run_id=run_id, agent_id=agent_id, names=names),
-                        json.dumps(refs) if refs else None,
-                    )
-                )
-            conn.executemany(
-                "INSERT INTO events (run_id, agent_id, step, kind, json, texts)"
-                " VALUES (?,?,?,?,?,?)",
-                rows,
-            )
-
-        await self._atomically(write)
+        await self._atomically(lambda conn: write_events(conn, events, sets, fresh))
         sets.learn(fresh)
 
     async def events(self, run_id: int, *, after_id: int = 0) -> list[EventRow]:
@@ -168,3 +131,67 @@ def _texts(conn: sqlite3.Connection, path: str, ids: Iterable[int]) -> dict[int,
         for i, held in conn.execute(f"SELECT id, text FROM texts WHERE id IN ({marks})", chunk):
             found[i] = unpacked(held, path, f"text {i}")
     return found
+
+
+LoggedEvent = tuple[int, int | None, str, dict[str, Any]]
+"""An event as the log takes it: run id, agent id, kind, its JSON form."""
+
+
+def write_events(
+    conn: sqlite3.Connection,
+    events: Sequence[LoggedEvent],
+    sets: KeySets,
+    fresh: dict[Names, int],
+) -> None:
+    """Insert event rows, in the caller's transaction; `fresh` gets the key lists it added.
+
+    A long text value (a tool's output) is stored once in `texts` (`texts.py`) and the event's
+    JSON holds null in its place; the JSON is kept without its key names (`eventrows.py`).
+    """
+
+    def names(keys: Names) -> int:
+        return sets.id_of(conn, keys, fresh)
+
+    rows = []
+    for run_id, agent_id, kind, data in events:
+        refs: dict[str, int] = {}
+        for key, value in data.items():
+            if isinstance(value, str) and len(value) >= SHARED_FROM:
+                text = keep(conn, value)
+                assert text is not None
+                refs[key] = text
+        shown = {**data, **dict.fromkeys(refs)} if refs else data
+        rows.append(
+            (
+                run_id,
+                agent_id,
+                data.get("step"),
+                kind,
+                pack(shown, kind=kind, run_id=run_id, agent_id=agent_id, names=names),
+                json.dumps(refs) if refs else None,
+            )
+        )
+    conn.executemany(
+        "INSERT INTO events (run_id, agent_id, step, kind, json, texts) VALUES (?,?,?,?,?,?)",
+        rows,
+    )
+
+
+def riding(
+    events: Sequence[LoggedEvent], sets: KeySets, fresh: dict[Names, int]
+) -> Callable[[sqlite3.Connection], None] | None:
+    """`write_events` for another write's transaction (`Db._atomically`'s `kept`), or None.
+
+    If it fails, `fresh` is emptied: the savepoint undoes the key lists it added.
+    """
+    if not events:
+        return None
+
+    def kept(conn: sqlite3.Connection) -> None:
+        try:
+            write_events(conn, events, sets, fresh)
+        except BaseException:
+            fresh.clear()
+            raise
+
+    return kept

@@ -25,6 +25,7 @@ from ioh_tui.providers.testing.fake_wire import stream_error_type
 from ioh_tui.providers.testing.scenario import (
     ErrorCursor,
     Scenario,
+    TurnCounter,
     load_scenario,
     turn_calls,
     turn_pieces,
@@ -60,6 +61,7 @@ class ScriptedProvider:
         self._sleep = sleep
         self._name = name
         self._errors = ErrorCursor()
+        self._turns = TurnCounter()
         self.requests: list[Request] = []
         """Every request received, for tests."""
 
@@ -116,7 +118,7 @@ class ScriptedProvider:
                 f"{self.scenario.context_window:,} tokens (context_length_exceeded)",
                 retryable=False,
             )
-        index = self.scenario.turn_index(request)
+        index = self._turns.index(self.scenario, request)
         turn = self.scenario.turn_for(request, index)
         failure = self._errors.next(index, turn.errors)
         if failure is not None and failure.status is not None:
