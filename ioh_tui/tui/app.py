@@ -5,8 +5,9 @@ raised budgets, its result), hosted here in a worker; the terminal's bell, title
 are `TerminalSignals`' (`notify.py`). Screens never call the app: their intents arrive as messages
 (`messages.py`), handled below; what they need to know goes down through their constructors.
 
-Just over 400 lines: the app-wide actions and message handlers; navigation (home, browse,
-queue) is the part to move out next.
+About 470 lines: the app-wide actions and message handlers, each importing its screen where it
+is first used (the first frame imports none of them); navigation (home, browse, queue) is the
+part to move out next.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Scenario files (interface.md §4): checked once, then served in-process or over a wire.
 
-Just over 400 lines: the scenario type and its checked parser are one format; the parser is
-the part to move out if it grows.
+About 450 lines: the scenario type and its checked parser are one format, and the turn counter
+shares the scenario's way of counting turns; the parser is the part to move out if it grows.
 """
 
 from __future__ import annotations
@@ -176,8 +176,8 @@ class TurnCounter:
         self._said = 0
         self._folded: int | None = None
 
-    def index(self, scenario: Scenario, request: Request) -> int:
-        """`scenario.turn_index(request)`."""
+    def index(self, request: Request) -> int:
+        """`Scenario.turn_index(request)` (which depends on no scenario's turns)."""
         if _summarising(request):
             return -1
         messages, known = request.messages, len(self._messages)

@@ -118,7 +118,7 @@ class ScriptedProvider:
                 f"{self.scenario.context_window:,} tokens (context_length_exceeded)",
                 retryable=False,
             )
-        index = self._turns.index(self.scenario, request)
+        index = self._turns.index(request)
         turn = self.scenario.turn_for(request, index)
         failure = self._errors.next(index, turn.errors)
         if failure is not None and failure.status is not None:

@@ -31,4 +31,4 @@ def test_the_counter_agrees_with_turn_index(steps: list[tuple[bool, list[Message
     for extend, added in steps:
         messages = (*messages, *added) if extend else (messages[0], *added)
         request = Request(messages)
-        assert counter.index(scenario, request) == scenario.turn_index(request)
+        assert counter.index(request) == scenario.turn_index(request)
