@@ -215,8 +215,9 @@ class IohApp(App[int]):
         )
         await self.push_screen(screen)
         self._pending = None  # pending until now: no second run may start while the view mounts
+        events = EventForwarder(screen)
         work = self.supervisor.begin(
-            source, observer=EventForwarder(screen), approver=TuiApprover(screen), tell=screen.tell
+            source, observer=events, approver=TuiApprover(screen, events), tell=screen.tell
         )
         self.run_worker(work, name="engine", group=RUN_GROUP, exit_on_error=False, exclusive=True)
         screen.refresh_bindings()  # the keys offered change with the run going ("Stop run")

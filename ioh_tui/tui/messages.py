@@ -16,16 +16,16 @@ if TYPE_CHECKING:  # the start screen posts these before anything of a run is im
     from ioh_tui.policy import ApprovalRequest, Decision
 
 
-class EngineEventMessage(Message):
-    """One engine event, delivered to the run screen in the order the engine emitted it."""
+class EngineEvents(Message):
+    """Engine events, delivered to the run screen in the order the engine emitted them."""
 
     bubble = False
     """Only the run screen consumes engine events; nothing above it needs them."""
 
-    def __init__(self, event: Event) -> None:
+    def __init__(self, events: list[Event]) -> None:
         super().__init__()
-        self.event = event
-        """The engine event, unchanged."""
+        self.events = events
+        """The events, made drawable (`core/shown.py`), oldest first."""
 
 
 class ApprovalNeeded(Message):

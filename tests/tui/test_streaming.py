@@ -22,8 +22,9 @@ from textual.screen import Screen
 from textual.selection import Selection
 
 from ioh_tui.core import events as ev
-from ioh_tui.tui.bridge import STREAM_S, EventForwarder
-from ioh_tui.tui.messages import EngineEventMessage
+from ioh_tui.policy import Act, ApprovalRequest
+from ioh_tui.tui.bridge import BATCH_S, EventForwarder, TuiApprover
+from ioh_tui.tui.messages import ApprovalNeeded, EngineEvents
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.prose import Prose
@@ -36,9 +37,16 @@ class Recorder(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.events: list[ev.Event] = []
+        self.messages = 0
+        self.asked: list[tuple[int, ApprovalNeeded]] = []
+        """Each ask, with how many events had come before it."""
 
-    def on_engine_event_message(self, message: EngineEventMessage) -> None:
-        self.events.append(message.event)
+    def on_engine_events(self, message: EngineEvents) -> None:
+        self.events.extend(message.events)
+        self.messages += 1
+
+    def on_approval_needed(self, message: ApprovalNeeded) -> None:
+        self.asked.append((len(self.events), message))
 
 
 class RecorderApp(App[None]):
@@ -46,7 +54,7 @@ class RecorderApp(App[None]):
         self.push_screen(Recorder())
 
 
-async def test_a_streams_pieces_reach_the_screen_joined_and_in_the_engines_order() -> None:
+async def test_events_reach_the_screen_in_one_message_joined_and_in_the_engines_order() -> None:
     app = RecorderApp()
     async with app.run_test() as pilot:
         screen = app.screen
@@ -59,20 +67,48 @@ async def test_a_streams_pieces_reach_the_screen_joined_and_in_the_engines_order
         forward(ev.TextDelta(run_id=1, agent_id=7, parent_id=1, step=1, text="child"))
         forward(ev.TextDelta(run_id=1, step=1, text=" now."))
         forward(ev.StepFinished(run_id=1, step=1, tokens=1, total_tokens=1, tool_calls=0))
-        await pilot.pause()
-        # Any other event posts what is held first, one delta a stream.
+        forward(ev.TextDelta(run_id=1, step=1, text="after"))
+        await until(pilot, lambda: len(screen.events) == 6)
+        # One message for all of them (one an event kept the screen from drawing); one delta a
+        # stream until another event comes, which the pieces after it follow.
+        assert screen.messages == 1
         assert screen.events == [
             ev.StepStarted(run_id=1, step=1),
             ev.TextDelta(run_id=1, step=1, text="Looking at it now."),
             ev.ThinkingDelta(run_id=1, step=1, text="hm"),
             ev.TextDelta(run_id=1, agent_id=7, parent_id=1, step=1, text="child"),
             ev.StepFinished(run_id=1, step=1, tokens=1, total_tokens=1, tool_calls=0),
+            ev.TextDelta(run_id=1, step=1, text="after"),
         ]
-        # With nothing after them, pieces are posted within STREAM_S.
+        # Held for BATCH_S, then posted.
         held = asyncio.get_running_loop().time()
         forward(ev.TextDelta(run_id=1, step=2, text="more"))
         await until(pilot, lambda: screen.events[-1] == ev.TextDelta(run_id=1, step=2, text="more"))
-        assert asyncio.get_running_loop().time() - held >= STREAM_S  # held, then posted
+        assert asyncio.get_running_loop().time() - held >= BATCH_S
+        assert screen.messages == 2
+
+
+async def test_an_ask_and_the_runs_end_are_not_held_behind_the_batch() -> None:
+    app = RecorderApp()
+    async with app.run_test() as pilot:
+        screen = app.screen
+        assert isinstance(screen, Recorder)
+        forward = EventForwarder(screen)
+        approver = TuiApprover(screen, forward)
+        asked = ev.ApprovalRequested(
+            run_id=1, step=1, request_id=1, act="exec", target="make", rule=None, layer=None
+        )
+        forward(asked)
+        decision = asyncio.ensure_future(approver.decide(ApprovalRequest(Act.EXEC, "make")))
+        await until(pilot, lambda: bool(screen.asked))
+        # The ask comes after the event that announced it, never before.
+        assert screen.asked[0][0] == 1 and screen.events == [asked]
+        decision.cancel()
+        loop = asyncio.get_running_loop()
+        ended = loop.time()
+        forward(ev.RunFinished(run_id=1, outcome="success", steps=1, tokens=1))
+        await until(pilot, lambda: len(screen.events) == 2)
+        assert loop.time() - ended < BATCH_S  # posted at once, not at the batch's end
 
 
 PARAGRAPH = (

@@ -1,6 +1,6 @@
 """RunScreen: one run, live — transcript | meters, gate and facts | status line — and its decisions.
 
-Engine events arrive as `EngineEventMessage`s and are dispatched here with `match`; decisions
+Engine events arrive in `EngineEvents` batches and are dispatched here with `match`; decisions
 arrive as `ApprovalNeeded` and go to the screen's `DecisionDesk` (`screens/desk.py`). What the
 screen knows of the run comes down through `Supervision`; what it asks of the app goes up as
 messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
@@ -36,7 +36,7 @@ from ioh_tui.tui.memory import stored_notes, stored_summary
 from ioh_tui.tui.messages import (
     ApprovalNeeded,
     BudgetRaiseRequested,
-    EngineEventMessage,
+    EngineEvents,
     RunEnded,
     StopRequested,
 )
@@ -329,9 +329,9 @@ class RunScreen(Screen[None]):
 
     # -- engine events ---------------------------------------------------------------------------
 
-    def on_engine_event_message(self, message: EngineEventMessage) -> None:
-        """Take an engine event; the next frame shows it (with every other that came by then)."""
-        self._inbox.append(message.event)
+    def on_engine_events(self, message: EngineEvents) -> None:
+        """Take engine events; the next frame shows them (with every other that came by then)."""
+        self._inbox.extend(message.events)
         if self._frame_timer is None:
             self._frame_timer = self.set_timer(FRAME_S, self.frame, name="frame")
 
@@ -341,17 +341,21 @@ class RunScreen(Screen[None]):
         Every change to the screen costs a layout and render pass (tens of milliseconds with a
         long transcript), so changes made one event at a time, by ten agents at once, kept the
         screen busy and keys waiting. Within a frame, the transcript's new blocks are mounted
-        together, changed tree labels are redrawn and streamed text is handed on, in one batch.
+        together, changed tree labels are redrawn and streamed text is handed on.
+
+        Not in a `batch_update`: closing a stream or mounting blocks waits on the loop (up to a
+        tenth of a second with a 100-agent run), and a batch would keep the screen from drawing
+        anything, a key's effect included, until the frame ends. Between those waits the frame
+        does not yield, so the screen never draws half of an event.
         """
         if self._frame_timer is not None:
             self._frame_timer.stop()
             self._frame_timer = None
         events, self._inbox = self._inbox, []
-        with self.app.batch_update():
-            for event in events:
-                await self._show_event(event)
-            await self.transcript.flush()
-            self.agent_tree.flush()
+        for event in events:
+            await self._show_event(event)
+        self.agent_tree.flush()
+        await self.transcript.flush()
 
     async def _show_event(self, event: ev.Event) -> None:
         root = event.parent_id is None

@@ -28,6 +28,8 @@ from textual.style import Style
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownParagraph  # public only as Markdown.BLOCKS' value
 
+from ioh_tui.tui.widgets.settled import settled_size
+
 
 class Paragraph(NamedTuple):
     """A top-level paragraph of a reply, parsed."""
@@ -40,6 +42,8 @@ class Paragraph(NamedTuple):
 
 class Prose(MarkdownParagraph):
     """Consecutive paragraphs of one reply, drawn as one block; the last may still grow."""
+
+    virtual_size = settled_size()
 
     def __init__(self, markdown: Markdown, token: Token, first: Content) -> None:
         super().__init__(markdown, token)

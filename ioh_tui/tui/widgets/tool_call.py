@@ -19,6 +19,7 @@ from textual.widgets import Static
 from ioh_tui.tui.describe import tail, visible
 from ioh_tui.tui.pictures import Stored
 from ioh_tui.tui.widgets.image_view import ImageShelf, graphics
+from ioh_tui.tui.widgets.settled import settled_size
 
 CallStatus = Literal["running", "waiting", "ok", "error", "refused", "deferred", "cancelled"]
 
@@ -45,6 +46,23 @@ _IMAGE = re.compile(r"shown to you as (.+) \((image/\w+), ([\d,]+) bytes, (\d+x\
 """An image an observation says it attached (`tools/images.py` writes it so)."""
 
 
+class Line(Widget):
+    """A call's line once the call has parts below it (its first child)."""
+
+    DEFAULT_CSS = """
+    Line {
+        height: 1;
+    }
+    """
+    virtual_size = settled_size()
+
+    def render(self) -> RenderResult:
+        """The call's line, fitted to this row."""
+        call = self.parent
+        assert isinstance(call, ToolCall)
+        return call._header(self.content_size.width)
+
+
 class ToolCall(Widget, can_focus=True):
     """A collapsed tool call that expands (Enter or click) to its arguments and output."""
 
@@ -56,6 +74,7 @@ class ToolCall(Widget, can_focus=True):
     ]
     """Enter (or space) toggles the details of the focused call; i opens its images."""
 
+    virtual_size = settled_size()
     status: reactive[CallStatus] = reactive("running")
     """Where the call is: running, waiting on a decision, or how it ended."""
     expanded: reactive[bool] = reactive(False)
@@ -99,10 +118,8 @@ class ToolCall(Widget, can_focus=True):
         self.stored: Stored | None = None
         """Where the store keeps the attached images (the image view reads them there)."""
         self._parts: dict[str, Widget] = {}
-        self._line: Static | None = None
+        self._line: Line | None = None
         """The line as a child, once the call has parts below it."""
-        self._line_cells = 0
-        """The width of the line as last drawn."""
 
     def render(self) -> RenderResult:
         """The line, drawn by the call itself until it has parts (then its first child draws it).
@@ -110,22 +127,15 @@ class ToolCall(Widget, can_focus=True):
         A run of a hundred agents makes thousands of calls, and every layout pass walks every
         mounted widget: a call that never streams output and is never opened stays one widget.
         """
-        return "" if self._line is not None else self._header()
+        return "" if self._line is not None else self._header(self.content_size.width)
 
     def _draw_line(self) -> None:
-        """Draw the line; ask for a layout pass only if its height may change.
+        """Draw the line again: it is one row whatever it says, so no layout pass is needed.
 
-        A line that fitted and still fits on one row keeps its height, and a layout pass over a
-        long transcript costs tens of milliseconds; a fleet's calls finish many times a second.
+        A layout pass over a long transcript costs tens of milliseconds, and a fleet's calls
+        finish many times a second (benchmarks/bench_tui_tree.py).
         """
-        header = self._header()
-        widest = max(header.cell_len, self._line_cells)
-        self._line_cells = header.cell_len
-        layout = not 0 < widest <= self.content_size.width
-        if self._line is not None:
-            self._line.update(header, layout=layout)
-        else:
-            self.refresh(layout=layout)
+        (self if self._line is None else self._line).refresh()
 
     def on_mount(self) -> None:
         """Output that came while the call was being mounted: show its tail now."""
@@ -146,7 +156,7 @@ class ToolCall(Widget, can_focus=True):
     def _place(self, name: str, part: Widget) -> None:
         """Mount a part in its place; the first part mounts the line too, as a child above it."""
         if self._line is None:
-            self._line = Static(self._header(), classes="tool-call--line", markup=False)
+            self._line = Line(classes="tool-call--line")
             self.mount(self._line)
         self._parts[name] = part
         later = [self._parts[p] for p in PARTS[PARTS.index(name) + 1 :] if p in self._parts]
@@ -159,14 +169,27 @@ class ToolCall(Widget, can_focus=True):
         shown, _ = visible(json.dumps(self.arguments, indent=2, ensure_ascii=False))
         return f"arguments:\n{shown}"
 
-    def _header(self) -> Text:
-        text = Text(f"{_GLYPHS[self.status]} ", style="bold")
-        text.append(self.line)
+    def _header(self, width: int = 0) -> Text:
+        """The line: glyph, what the call does, how it went; fitted to one row of `width` cells.
+
+        The line gives up its end first (…), down to half the row; then the summary gives up its
+        end. 0: not fitted.
+        """
+        glyph = Text(f"{_GLYPHS[self.status]} ")
+        after = Text()
         if self.summary:
-            text.append(f"  {self.summary}", style="dim")
+            after = Text(f"  {self.summary}", style="dim")
         elif self.status == "waiting":
-            text.append("  waiting on you", style="bold")
-        return text
+            after = Text("  waiting on you", style="bold")
+        line = Text(self.line)
+        room = width - glyph.cell_len - after.cell_len
+        if width and line.cell_len > room:
+            # The line keeps at least half the row (what the call does), the summary the rest.
+            line.truncate(max(room, (width - glyph.cell_len) // 2), overflow="ellipsis")
+        header = Text.assemble(glyph, line, after, style="bold")
+        if width and header.cell_len > width:
+            header.truncate(width, overflow="ellipsis")
+        return header
 
     def add_output(self, chunk: str) -> None:
         """Append live output and show its tail."""

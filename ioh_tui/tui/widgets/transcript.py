@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from ioh_tui.tui.describe import tool_line
 from ioh_tui.tui.widgets.agent_text import AgentText
+from ioh_tui.tui.widgets.settled import settled_size
 from ioh_tui.tui.widgets.tool_call import ToolCall
 
 Key = tuple[int | None, int]
@@ -38,8 +39,17 @@ HELD_MAX = 3_000
 holding the most gives up its oldest quarter, so a thousand agents cannot hold gigabytes."""
 
 
+class Line(Static):
+    """A one-line block: a step's header, a note."""
+
+    virtual_size = settled_size()
+
+
 class Transcript(VerticalScroll):
     """Everything the run said and did, newest at the bottom; stays at the bottom while you do."""
+
+    virtual_size = settled_size()
+    """Its scrollbars and the anchor are brought up to date by the pass that measured it."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -53,7 +63,7 @@ class Transcript(VerticalScroll):
         """The sub-agent the transcript is filtered to (None: everything)."""
         self.pruned = 0
         """Blocks removed from the top so far (their content is in the store)."""
-        self._pruned_note: Static | None = None
+        self._pruned_note: Line | None = None
         self._waiting: list[Widget] = []
         """Blocks made but not mounted yet (the next `flush` mounts them, in order)."""
         self._mount_timer: Timer | None = None
@@ -198,7 +208,7 @@ class Transcript(VerticalScroll):
         self.pruned += len(old)
         text = f"{self.pruned} earlier blocks are not shown here: the full trace is in the store"
         if self._pruned_note is None:
-            self._pruned_note = Static(text, classes="note -pruned", markup=False)
+            self._pruned_note = Line(text, classes="note -pruned", markup=False)
             await self.mount(self._pruned_note, before=0 if self.children else None)
         else:
             self._pruned_note.update(text)
@@ -237,7 +247,7 @@ class Transcript(VerticalScroll):
         """A header for a new step."""
         await self._close(agent)
         label = f"step {step}" + (f" · {who}" if who else "")
-        await self.mount_block(Static(label, classes="step-header", markup=False), agent)
+        await self.mount_block(Line(label, classes="step-header", markup=False), agent)
 
     async def append(self, step: int, fragment: str, *, thinking: bool, agent: int | None) -> None:
         """Stream a fragment of text or thinking into the agent's current block."""
@@ -293,7 +303,7 @@ class Transcript(VerticalScroll):
 
     async def note(self, text: str, classes: str = "", agent: int | None = None) -> None:
         """A one-line remark (a decision, a gate result, the outcome)."""
-        await self.mount_block(Static(text, classes=f"note {classes}".strip(), markup=False), agent)
+        await self.mount_block(Line(text, classes=f"note {classes}".strip(), markup=False), agent)
 
     async def close_stream(self, agent: int | None) -> None:
         """Flush and close one agent's open stream (its step ended)."""
