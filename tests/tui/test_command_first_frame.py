@@ -163,3 +163,13 @@ def test_the_start_screens_servers_are_listed_through_the_configuration_read_fir
     for _ in range(2):  # built once, listed each time the screen asks
         (row,) = asyncio.run(lister())
         assert (row.name, row.state) == ("broken", "failed")
+
+
+def test_the_variables_handed_over_are_the_ones_their_readers_read() -> None:
+    # Named again in `cli/effective.py`, so handing them over imports neither the sandbox nor
+    # the app's notifications.
+    from ioh_tui.cli import effective
+    from ioh_tui.sandbox.user import ROOT_USER_ENV
+    from ioh_tui.tui.notify import NOTIFY_ENV
+
+    assert (effective.ROOT_USER_ENV, effective.NOTIFY_ENV) == (ROOT_USER_ENV, NOTIFY_ENV)
