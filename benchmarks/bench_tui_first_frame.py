@@ -135,6 +135,9 @@ def main() -> None:
         frame = median_seconds([sys.executable, "-c", APP, str(Path(tmp) / "store.db")])
         store = Path(tmp) / "used.db"
         _made(store)
+        # The same app on the same store: the start screen's first read of a store that exists
+        # races the `drawn` line, so the command is compared with the app on that store.
+        used = median_seconds([sys.executable, "-c", APP, str(store)])
         command = median_seconds([sys.executable, "-c", COMMAND, "--store", str(store)])
     print(f"python -c pass:          median {bare * 1000:.0f} ms")
     print(f"bare Textual app:        median {floor * 1000:.0f} ms (the floor)")
@@ -142,9 +145,10 @@ def main() -> None:
         f"app to first frame:      median {frame * 1000:.0f} ms ({frame / bare:.1f}x bare,"
         f" {frame / floor:.2f}x the bare Textual app)"
     )
+    print(f"app, a store that exists: median {used * 1000:.0f} ms")
     print(
-        f"`ioh-tui` to first frame: median {command * 1000:.0f} ms ({command / frame:.2f}x the"
-        f" app's, {command / floor:.2f}x the bare Textual app)"
+        f"`ioh-tui` to first frame: median {command * 1000:.0f} ms ({command / used:.2f}x the"
+        f" app's on that store, {command / floor:.2f}x the bare Textual app)"
     )
     print(
         f"table | app launch to first frame (start screen, new store) | {frame:.2f} s"
@@ -153,8 +157,8 @@ def main() -> None:
     )
     print(
         f"table | `ioh-tui` to first frame (the command, a store to check) | {command:.2f} s"
-        f" ({command / floor:.2f}x a bare Textual app's {floor:.2f} s; {command / frame:.2f}x"
-        f" the app's own launch) | a bare Textual app | ≤ 0.3 s"
+        f" ({command / floor:.2f}x a bare Textual app's {floor:.2f} s; {command / used:.2f}x"
+        f" the app's own launch on that store) | a bare Textual app | ≤ 0.3 s"
     )
 
 
