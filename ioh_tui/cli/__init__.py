@@ -226,105 +226,134 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def _app(args: argparse.Namespace) -> int:
-    """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`)."""
+    """Start the Textual app (the only place the command line reaches into `ioh_tui.tui`).
+
+    The start screen (`ioh-tui`, `ioh-tui demo`) imports here only what its first frame needs:
+    the configuration, the store file's check and the app; a run's parts load when first used
+    (`cli/start_screen.py`). `run` and `resume` build their run first, so each of their options
+    is checked before the app takes the terminal.
+    """
+    from ioh_tui.cli.effective import effective_config, hand_over, store_path
+    from ioh_tui.dbfile.check import check_store
+    from ioh_tui.tui.launch import launch
+
+    store = store_path(args)
+    # The app reads the store on its first screen: a file it cannot use is one line, not a crash.
+    if args.command in ("run", "demo", "resume") or store.exists():
+        check_store(store, create=args.command != "resume")
+    config = effective_config(args)
+    hand_over(config)
+    if args.command == "run":
+        return _run_in_app(args, store)
+    if args.command == "resume":
+        return _resume_in_app(args, store)
+    from ioh_tui.cli.start_screen import extensions_for, mcp_lister, stored_provider
+
+    return launch(
+        store,
+        demo=args.command == "demo",
+        stored_provider=stored_provider,
+        mcp=mcp_lister(args, config),
+        extensions=extensions_for(args),
+    )
+
+
+def _run_in_app(args: argparse.Namespace, store: Path) -> int:
+    """`ioh-tui run GOAL`: every option built (and so checked) before the app starts."""
     from dataclasses import replace
 
-    from ioh_tui.cli.decide import check_decide, decision_of, needs_request
-    from ioh_tui.cli.extensions import for_workspace, run_extensions
+    from ioh_tui.cli.extensions import run_extensions
     from ioh_tui.cli.fleet import connect_fleet, need_a_tree
-    from ioh_tui.cli.mcp_command import start_screen_lister
     from ioh_tui.cli.options import (
-        budget_overrides,
         build_containment,
         build_contract,
         build_policy,
         build_provider,
         build_sandbox,
         driver_options,
-        resume_provider,
-        store_path,
         stored_provider,
-        stored_root,
     )
-    from ioh_tui.engine import NewRun, Resume, check_contract
-    from ioh_tui.store.opening import check_store
+    from ioh_tui.engine import NewRun, check_contract
     from ioh_tui.tui.launch import AppRun, launch
 
-    store = store_path(args)
-    # The app reads the store on its first screen: a file it cannot use is one line, not a crash.
-    if args.command in ("run", "demo", "resume") or store.exists():
-        check_store(store, create=args.command != "resume")
-    _hand_over(args)
+    contract, contract_policy = build_contract(args)
+    check_contract(contract)
+    # Built in the order the options were always checked (the first bad one is reported).
+    provider = build_provider(args, contract.max_retries)
+    policy = build_policy(args, contract_policy)
+    sandbox = build_sandbox(args)
+    new = NewRun(contract, build_containment(args), driver_options(args))
+    need_a_tree(args, new.containment)
+    hooks, servers = run_extensions(args, contract.root)
+    # Joined (or started) last, once every option reads: the app lets go of it with the run.
+    fleet = connect_fleet(args)
+    run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet)
+
+    def agreed() -> AppRun:
+        # What the person agrees to in the trust modal is used: policy, hooks and servers.
+        hooks, servers = run_extensions(args, contract.root)
+        return replace(run, policy=build_policy(args, contract_policy), hooks=hooks, mcp=servers)
 
     def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
         # A run resumed from the app's browser or queue: the hooks and servers of its workspace.
         return run_extensions(args, root)
 
-    if args.command == "run":
-        contract, contract_policy = build_contract(args)
-        check_contract(contract)
-        # Built in the order the options were always checked (the first bad one is reported).
-        provider = build_provider(args, contract.max_retries)
-        policy = build_policy(args, contract_policy)
-        sandbox = build_sandbox(args)
-        new = NewRun(contract, build_containment(args), driver_options(args))
-        need_a_tree(args, new.containment)
-        hooks, servers = run_extensions(args, contract.root)
-        # Joined (or started) last, once every option reads: the app lets go of it with the run.
-        fleet = connect_fleet(args)
-        run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet)
-
-        def agreed() -> AppRun:
-            # What the person agrees to in the trust modal is used: policy, hooks and servers.
-            hooks, servers = run_extensions(args, contract.root)
-            return replace(
-                run, policy=build_policy(args, contract_policy), hooks=hooks, mcp=servers
-            )
-
-        trust = _trust_question(args, agreed)
-        return launch(
-            store,
-            run,
-            stored_provider=stored_provider,
-            sandbox=sandbox,
-            trust=trust,
-            extensions=extensions,
-        )
-    if args.command == "resume":
-        check_decide(args)
-        if needs_request(args):
-            raise ConfigError(f"--decide {args.decide} needs --headless (the app asks all five)")
-        decision = decision_of(args, None)
-        provider = resume_provider(args, store)
-        stored_policy = build_policy(args, None, files=False) if args.policy else None
-        sandbox = build_sandbox(args)
-        request = Resume(args.run_id, decision, budget_overrides(args))
-        root = stored_root(args, store)
-        hooks, servers = run_extensions(args, root)
-        fleet = connect_fleet(args)
-        run = AppRun(
-            request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet
-        )
-
-        def agreed_on_resume() -> AppRun:
-            hooks, servers = run_extensions(args, root)
-            return replace(run, hooks=hooks, mcp=servers)
-
-        # The resumed run keeps its stored policy: only the project's hooks and servers are asked.
-        trust = _trust_question(for_workspace(args, root), agreed_on_resume, policy=False)
-        return launch(
-            store,
-            run,
-            stored_provider=stored_provider,
-            sandbox=sandbox,
-            trust=trust,
-            extensions=extensions,
-        )
     return launch(
         store,
-        demo=args.command == "demo",
+        run,
         stored_provider=stored_provider,
-        mcp=start_screen_lister(args),
+        sandbox=sandbox,
+        trust=_trust_question(args, agreed),
+        extensions=extensions,
+    )
+
+
+def _resume_in_app(args: argparse.Namespace, store: Path) -> int:
+    """`ioh-tui resume RUN_ID` in the app: its answer, provider and extensions built first."""
+    from dataclasses import replace
+
+    from ioh_tui.cli.decide import check_decide, decision_of, needs_request
+    from ioh_tui.cli.extensions import for_workspace, run_extensions
+    from ioh_tui.cli.fleet import connect_fleet
+    from ioh_tui.cli.options import (
+        budget_overrides,
+        build_policy,
+        build_sandbox,
+        resume_provider,
+        stored_provider,
+        stored_root,
+    )
+    from ioh_tui.engine import Resume
+    from ioh_tui.tui.launch import AppRun, launch
+
+    check_decide(args)
+    if needs_request(args):
+        raise ConfigError(f"--decide {args.decide} needs --headless (the app asks all five)")
+    decision = decision_of(args, None)
+    provider = resume_provider(args, store)
+    stored_policy = build_policy(args, None, files=False) if args.policy else None
+    sandbox = build_sandbox(args)
+    request = Resume(args.run_id, decision, budget_overrides(args))
+    root = stored_root(args, store)
+    hooks, servers = run_extensions(args, root)
+    fleet = connect_fleet(args)
+    run = AppRun(request, provider, stored_policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet)
+
+    def agreed_on_resume() -> AppRun:
+        hooks, servers = run_extensions(args, root)
+        return replace(run, hooks=hooks, mcp=servers)
+
+    def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
+        return run_extensions(args, root)
+
+    # The resumed run keeps its stored policy: only the project's hooks and servers are asked.
+    trust = _trust_question(for_workspace(args, root), agreed_on_resume, policy=False)
+    return launch(
+        store,
+        run,
+        stored_provider=stored_provider,
+        sandbox=sandbox,
+        trust=trust,
         extensions=extensions,
     )
 
@@ -355,19 +384,3 @@ def _trust_question(
         lambda kind: agree_to(args, kind),
         rebuild,
     )
-
-
-def _hand_over(args: argparse.Namespace) -> None:
-    """Hand the configuration to the app's parts that read variables.
-
-    `notifications.style` as `IOH_TUI_NOTIFY`, and `sandbox.root_user` as
-    `IOH_TUI_SANDBOX_ROOT_USER` (runs started from the start screen build no sandbox here).
-    """
-    from ioh_tui.cli.options import effective_config
-    from ioh_tui.sandbox.user import ROOT_USER_ENV
-
-    config = effective_config(args)
-    style = config.given("notifications.style")
-    if style and not os.environ.get("IOH_TUI_NOTIFY"):
-        os.environ["IOH_TUI_NOTIFY"] = style
-    os.environ[ROOT_USER_ENV] = str(config.get("sandbox.root_user"))

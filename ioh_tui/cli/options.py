@@ -18,18 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from ioh_tui.cli.arguments import PROVIDERS
-from ioh_tui.config import Config, load_config
-from ioh_tui.config.trust import (
-    TrustBook,
-    keep_trusted,
-    project_sections,
-    section_title,
-    trust_all,
-)
+
+# Read light, in `effective.py` (the start screen reads them before its first frame); the
+# commands import them from here too.
+from ioh_tui.cli.effective import effective_config as effective_config
+from ioh_tui.cli.effective import loaded_config
+from ioh_tui.cli.effective import store_path as store_path
+from ioh_tui.config import Config
+from ioh_tui.config.trust import TrustBook, project_sections, section_title
 from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
-from ioh_tui.paths import default_store
 from ioh_tui.policy import Policy, load_policy_file
 from ioh_tui.policy.stack import named_by_user, overlay_defaults, stack_files
 from ioh_tui.providers.base import Provider
@@ -48,53 +47,6 @@ _ENV_PROVIDERS = (
 )
 
 
-_FLAG_DESTS = (
-    "provider",
-    "model",
-    "base_url",
-    "api_key_env",
-    "fallback",
-    "max_steps",
-    "time_budget",
-    "token_budget",
-    "max_retries",
-    "stall_after",
-    "context_window",
-    "sandbox",
-    "store",
-    "gate_timeout",
-    "gate_cpu",
-    "gate_memory",
-)
-
-
-def effective_config(args: argparse.Namespace) -> Config:
-    """The configuration files and the environment under these options (flags win).
-
-    `--scenario` without `--provider` names `scripted`, as it always has, over the files.
-
-    Raises:
-        ConfigError: a bad configuration file or variable, or an unknown `--profile`.
-    """
-    config, root = _loaded(args)
-    book = TrustBook()
-    if getattr(args, "trust_project", False):
-        # The user agreed on the command line: recorded, so the app does not ask again.
-        trust_all(config, root, book)
-        return config
-    return keep_trusted(config, root, book)[0]
-
-
-def _loaded(args: argparse.Namespace) -> tuple[Config, Path]:
-    """Every file as written, no section left out, and the workspace it was read for."""
-    flags = {dest: getattr(args, dest, None) for dest in _FLAG_DESTS}
-    if flags["provider"] is None and getattr(args, "scenario", None):
-        flags["provider"] = "scripted"
-    workspace = getattr(args, "workspace", None)
-    root = Path(workspace) if workspace else Path.cwd()
-    return load_config(flags, workspace=root, profile=getattr(args, "profile", None)), root
-
-
 def untrusted_sections(args: argparse.Namespace) -> list[tuple[str, str, Path, str]]:
     """The project sections left out of the run for want of agreement, for the app to show.
 
@@ -103,7 +55,7 @@ def untrusted_sections(args: argparse.Namespace) -> list[tuple[str, str, Path, s
     left_out = effective_config(args).left_out
     if not left_out:
         return []
-    sections = project_sections(_loaded(args)[0])
+    sections = project_sections(loaded_config(args)[0])
     return [
         (kind, section_title(kind), file, json.dumps(sections[kind], indent=2, sort_keys=True))
         for kind, file in left_out
@@ -112,7 +64,7 @@ def untrusted_sections(args: argparse.Namespace) -> list[tuple[str, str, Path, s
 
 def agree_to(args: argparse.Namespace, kind: str) -> None:
     """Record the user's agreement to the project's `kind` section as it is now."""
-    config, root = _loaded(args)
+    config, root = loaded_config(args)
     TrustBook().trust(root, kind, project_sections(config)[kind])
 
 
@@ -123,15 +75,6 @@ def left_out_lines(config: Config) -> list[str]:
         "may do or run commands, and you have not agreed to it; --trust-project uses it"
         for kind, file in config.left_out
     ]
-
-
-def store_path(args: argparse.Namespace) -> Path:
-    """The store file to use: `--store`, else the configuration's, else the default."""
-    given = getattr(args, "store", None)
-    if given:
-        return Path(given)
-    configured = effective_config(args).given("store.path")
-    return Path(configured) if configured else default_store()
 
 
 def build_contract(args: argparse.Namespace) -> tuple[TaskContract, str | None]:
@@ -287,8 +230,10 @@ def build_policy(
         acts = [act for act in Act if act.value in named]
         defaults = overlay_defaults(policy.defaults, from_contract.defaults, acts, kept)
         policy = Policy(policy.layers + from_contract.layers, defaults)
-    if args.policy:
-        policy = policy.merge(sourced(load_policy_file(args.policy), args.policy))
+    # `ioh-tui` and `demo` have no `--policy` (their start screen lists MCP servers under this).
+    given = getattr(args, "policy", None)
+    if given:
+        policy = policy.merge(sourced(load_policy_file(given), given))
     return policy
 
 

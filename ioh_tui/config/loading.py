@@ -102,11 +102,12 @@ def load_rules(path: Path, scope: Scope) -> FileLayer | None:
     Raises:
         ConfigError: unreadable, not TOML, or not a policy (one line naming the file).
     """
-    from ioh_tui.policy.toml import parse_data
-
     read = _read_toml(path, "the remembered rules")
     if read is None:
         return None
+    # Only for a file there: with none, reading the configuration loads no policy (issue 23).
+    from ioh_tui.policy.toml import parse_data
+
     text, data = read
     table = data.get("policy", {})
     if set(data) - {"policy"}:

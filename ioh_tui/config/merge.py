@@ -13,13 +13,17 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ioh_tui.config.loading import FileLayer, load_file, load_rules
 from ioh_tui.config.locations import project_file, project_rules_file, user_file, user_rules_file
 from ioh_tui.config.schema import KEYS, PROVIDER_KEYS, Invalid, Key, looks_secret
 from ioh_tui.core.errors import ConfigError
-from ioh_tui.policy.stack import FilePolicy
+
+if TYPE_CHECKING:
+    # Imported where a policy is stacked: reading the configuration (as `ioh-tui` does before the
+    # app's first frame) loads no policy unless a file holds one.
+    from ioh_tui.policy.stack import FilePolicy
 
 _MODEL_ENV = {
     "openai": "OPENAI_MODEL",
@@ -80,6 +84,8 @@ class Config:
         The user's configuration, the user's remembered rules, the project's configuration, the
         project's remembered rules.
         """
+        from ioh_tui.policy.stack import FilePolicy
+
         files: list[FilePolicy] = []
         for scope in ("user", "project"):
             files += [

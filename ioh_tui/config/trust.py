@@ -27,7 +27,6 @@ from typing import Any
 from ioh_tui.config.merge import Config
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.paths import data_dir
-from ioh_tui.policy.stack import table_widens
 
 TRUST_FILE = "trusted-projects.json"
 _VERSION = 1
@@ -120,7 +119,7 @@ def project_sections(config: Config) -> dict[str, Any]:
     for layer in config.layers:
         if layer.scope != "project":
             continue
-        if layer.policy is not None and table_widens(layer.policy):
+        if layer.policy is not None and _widens(layer.policy):
             sections["policy"] = layer.policy
         if layer.hooks:
             sections["hooks"] = layer.hooks
@@ -130,10 +129,21 @@ def project_sections(config: Config) -> dict[str, Any]:
         if (
             layer.scope == "project"
             and layer.policy is not None
-            and table_widens(layer.policy, rules_only=True)
+            and _widens(layer.policy, rules_only=True)
         ):
             sections["rules"] = layer.policy
     return sections
+
+
+def _widens(table: Mapping[str, Any], *, rules_only: bool = False) -> bool:
+    """`policy.stack.table_widens`, imported only for a project that has a policy.
+
+    `ioh-tui` reads the configuration before the app's first frame: without a project policy
+    that loads no part of the policy package (issue 23).
+    """
+    from ioh_tui.policy.stack import table_widens
+
+    return table_widens(table, rules_only=rules_only)
 
 
 def section_file(config: Config, kind: str) -> Path:

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ioh_tui.core.transcript import Image
-from ioh_tui.store import Store
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PilImage
@@ -106,6 +105,10 @@ class Album:
         key = (stored.run_id, stored.step)
         if not self._closed and key not in self._committed:
             await self._waiting.setdefault(key, asyncio.Event()).wait()
+        # Imported here: `launch` loads this module (for `image_view.prepare`) before the app's
+        # first frame, which does not wait for the store (issue 23).
+        from ioh_tui.store import Store
+
         async with Store.open(self.store, create=False) as store:
             return await store.tool_images(stored.run_id, stored.step, stored.call_id)
 

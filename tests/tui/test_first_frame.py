@@ -15,14 +15,11 @@ from pathlib import Path
 
 from ioh_tui.store import Store
 
-PROGRAM = """
+WATCH = """
 import sys
-from pathlib import Path
 
-from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.start import StartScreen
 
-app = make_app(Path(sys.argv[1]))
 heavy = ("httpx", "aiosqlite", "mcp", "markdown_it")
 first = []
 
@@ -56,6 +53,19 @@ async def drawn(pilot):
 
 app.run(headless=True, size=(120, 40), auto_pilot=drawn)
 """
+"""Runs `app` headless on its start screen: prints the modules loaded at its first frame, then
+once the store is read (`test_command_first_frame.py` runs it on the app `ioh-tui` builds)."""
+PROGRAM = (
+    """
+import sys
+from pathlib import Path
+
+from ioh_tui.tui.factory import make_app
+
+app = make_app(Path(sys.argv[1]))
+"""
+    + WATCH
+)
 """The app on a store: prints the modules loaded at its first frame, then once the store is read."""
 
 NOT_AT_FIRST_FRAME = (

@@ -200,7 +200,13 @@ def test_every_app_the_cli_opens_can_resume(
 
     monkeypatch.setattr(launch_module, "launch", capture)
     assert main(["--store", str(tmp_path / "s.db")]) == 0
-    assert specs[0]["stored_provider"] is stored_provider
+    # The start screen's builds the stored driver as `options.stored_provider` does (importing
+    # it only when a run is resumed: the app's first frame does not wait for it).
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps({"model": "stored-model", "turns": []}))
+    driver = {"provider": "scripted", "scenario": str(scenario)}
+    provider = specs[0]["stored_provider"]({"driver": driver, "max_retries": 1})
+    assert (provider.name, provider.model) == ("scripted", "stored-model")
 
 
 def test_resume_in_the_app_continues_with_the_stored_provider(
