@@ -120,12 +120,6 @@ def test_a_bad_store_is_still_one_line_before_the_app(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="launch's image_view.prepare() loads tui/widgets/image_view.py, which imports "
-    "ioh_tui.store.errors (so the whole store package, aiosqlite): its `StoreError` from "
-    "ioh_tui.dbfile.errors makes this pass; then drop this mark",
-)
 def test_the_start_screen_is_drawn_before_the_command_loads_a_run(tmp_path: Path) -> None:
     asyncio.run(made(tmp_path / "store.db"))
     first, after, handed = _ioh(AT_FIRST_FRAME, tmp_path / "store.db")

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
-from ioh_tui.store.errors import StoreError
+from ioh_tui.dbfile.errors import StoreError  # the same class; the store package loads later
 from ioh_tui.tui.pictures import PictureError, Stored, cells, scaled
 
 if TYPE_CHECKING:
