@@ -3,13 +3,15 @@
 Keys wait behind layout passes: with a 100-agent run on screen each costs 20-40 ms on a 2-core
 machine (benchmarks/bench_tui_tree.py). A transcript block is laid out once when it is mounted,
 a tool call that finishes keeps its one row, and a new agent in the tree redraws the pane
-without laying out the screen, its scrollbar following.
+without laying out the screen, its scrollbar following. Frames that wait do not overlap.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +19,11 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.screen import Screen
 
+from ioh_tui.core import events as ev
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.agent_tree import AgentTree
 from ioh_tui.tui.widgets.transcript import Transcript
-from tests.tui.harness import until
+from tests.tui.harness import USAGE, build, finished, run_screen, until
 
 LONG_PATH = "src/package/with/a/rather/deep/module/path/that/goes/on.py"
 
@@ -138,3 +141,39 @@ async def test_a_new_agent_redraws_the_tree_without_a_layout_and_its_scrollbar_f
         tree.scroll_end(animate=False, immediate=True)
         await pilot.pause()
         assert tree.scroll_y == lines - tree.scrollable_content_region.height
+
+
+async def test_a_frame_that_waits_is_not_overtaken_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A frame's mounts can wait longer than a frame's period; the next one waits its turn.
+
+    Two frames at once would show a later event (a call's finish) before an earlier one (its
+    start) that the first frame had not reached yet.
+    """
+    app = build(tmp_path, {"text": "ok", "usage": USAGE}, criterion=None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await finished(pilot)
+        screen = run_screen(app)
+        shown: list[ev.Event] = []
+        gate = asyncio.Event()
+
+        async def show(event: ev.Event) -> None:
+            shown.append(event)
+
+        async def mount_slowly() -> None:
+            await gate.wait()
+
+        monkeypatch.setattr(screen, "_show_event", show)
+        monkeypatch.setattr(screen.transcript, "flush", mount_slowly)
+        first, second = (ev.NoteAdded(run_id=1, step=1, text=text) for text in ("first", "second"))
+        screen._inbox.append(first)
+        one = asyncio.ensure_future(screen.frame())
+        await pilot.pause()
+        screen._inbox.append(second)
+        two = asyncio.ensure_future(screen.frame())
+        await pilot.pause(0.05)
+        assert shown == [first]  # the second frame waits for the first one's mounts
+        gate.set()
+        await asyncio.gather(one, two)
+        assert shown == [first, second]

@@ -12,6 +12,7 @@ the next to move out, as the decisions did.)
 
 from __future__ import annotations
 
+import asyncio
 from functools import cached_property, partial
 from pathlib import Path
 from typing import ClassVar, NamedTuple
@@ -175,6 +176,8 @@ class RunScreen(Screen[None]):
         self._inbox: list[ev.Event] = []
         """Events not shown yet (the next frame shows them)."""
         self._frame_timer: Timer | None = None
+        self._framing = asyncio.Lock()
+        """Held while a frame shows events: a frame that waits is never overtaken by the next."""
 
     def compose(self) -> ComposeResult:
         """A weak sandbox's warning, transcript beside the side panel, status line, keys."""
@@ -343,19 +346,20 @@ class RunScreen(Screen[None]):
         screen busy and keys waiting. Within a frame, the transcript's new blocks are mounted
         together, changed tree labels are redrawn and streamed text is handed on.
 
-        Not in a `batch_update`: closing a stream or mounting blocks waits on the loop (up to a
+        Not a `batch_update`: closing a stream or mounting blocks waits on the loop (up to a
         tenth of a second with a 100-agent run), and a batch would keep the screen from drawing
-        anything, a key's effect included, until the frame ends. Between those waits the frame
-        does not yield, so the screen never draws half of an event.
+        anything, a key's effect included, until the frame ends. Frames never overlap (a frame
+        that waits longer than `FRAME_S` is not overtaken), so events show in the engine's order.
         """
         if self._frame_timer is not None:
             self._frame_timer.stop()
             self._frame_timer = None
-        events, self._inbox = self._inbox, []
-        for event in events:
-            await self._show_event(event)
-        self.agent_tree.flush()
-        await self.transcript.flush()
+        async with self._framing:
+            events, self._inbox = self._inbox, []
+            for event in events:
+                await self._show_event(event)
+            self.agent_tree.flush()
+            await self.transcript.flush()
 
     async def _show_event(self, event: ev.Event) -> None:
         root = event.parent_id is None
