@@ -29,10 +29,11 @@ from textual.widgets.markdown import MarkdownBlock, MarkdownStream
 from ioh_tui.tui.widgets.prose import Paragraph, Prose
 from ioh_tui.tui.widgets.settled import settled_size
 
-FLUSH_S = 1 / 20
-"""Fragments are handed to the stream at most this often. A Markdown append (and the re-layout it
-causes) costs far more than a token; Textual's docs put the widget's pace near 20 appends a second,
-which still reads as live. Measured in benchmarks/bench_tui_stream.py."""
+FLUSH_S = 1 / 10
+"""Fragments are handed to the stream at most this often, as often as the run view shows events
+(`RunScreen.frame`). An append that adds a line costs the screen a layout pass and a redraw of the
+scrolled pane (15-40 ms on a 2-core machine); at 20 a second a fast stream spent most of the loop
+on them (app vs headless 3.2-4.2x; at 10 a second 1.5-2.6x, benchmarks/bench_tui_stream.py)."""
 PARSE_CHARS = 4_000
 """A longer batch of text is parsed and drawn this much at a time, the event loop running between.
 
