@@ -41,7 +41,7 @@ MAX_CONCURRENT = 10
 CHILD_TURNS = 4
 DELAY_MS = 40
 PRESS_GAP_S = 0.05
-REPEATS = 3
+REPEATS = 5
 USAGE = {"input_tokens": 500, "output_tokens": 40}
 
 
