@@ -123,7 +123,7 @@ async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[
     from ioh_tui.engine import NewRun
     from ioh_tui.tui.app_run import AppRun
     from ioh_tui.tui.factory import make_app
-    from ioh_tui.tui.messages import EngineEvents
+    from ioh_tui.tui.messages import EngineEventMessage
 
     run = AppRun(NewRun(contract(root)), model, sandbox=select("floor"))
     app = make_app(db, run)
@@ -135,7 +135,7 @@ async def in_app(root: Path, db: Path, model: TokenStream) -> tuple[float, list[
     def count(message: Message) -> None:
         # The engine's events as the run screen takes them (the app keeps no count of its own);
         # the hook sees a message at each pump that handles it, so each is counted once.
-        if isinstance(message, EngineEvents):
+        if isinstance(message, EngineEventMessage):
             messages[id(message)] = message
 
     passes = 0

@@ -1,9 +1,9 @@
 """The bridge between the engine and the run screen: the observer and the approver.
 
 The engine never sees a widget. It calls `EventForwarder` (an observer) with each event, which
-holds it and returns at once; the events held are posted together as one `EngineEvents` (see
-`BATCH_S`); it asks `TuiApprover`, which posts an `ApprovalNeeded` carrying a future and awaits
-it. `supervisor.drive` hands both to the engine.
+holds it and returns at once; the events held are posted together, as one `EngineEventMessage`
+(see `BATCH_S`). It asks `TuiApprover`, which posts an `ApprovalNeeded` carrying a future and
+awaits it. `supervisor.drive` hands both to the engine.
 
 Everything crosses here made safe to draw (`core/shown.py`): the model chooses most of an event's
 strings, and a widget must never hold an escape sequence (issue 18, item 8) or a key (item 9).
@@ -20,7 +20,7 @@ from ioh_tui.core.events import Event, RunFinished, TextDelta, ThinkingDelta
 from ioh_tui.core.redact import Redactor
 from ioh_tui.core.shown import drawable
 from ioh_tui.policy import ApprovalRequest, Decision
-from ioh_tui.tui.messages import ApprovalNeeded, EngineEvents
+from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
 
 BATCH_S = 0.05
 """The engine's events are posted at most this often, together in one message.
@@ -92,7 +92,7 @@ class EventForwarder:
             )
             for entry in batch
         ]
-        self._target.post_message(EngineEvents(events))
+        self._target.post_message(EngineEventMessage(events))
 
 
 class TuiApprover:

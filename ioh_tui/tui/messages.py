@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the start screen posts these before anything of a run is im
     from ioh_tui.policy import ApprovalRequest, Decision
 
 
-class EngineEvents(Message):
+class EngineEventMessage(Message):
     """Engine events, delivered to the run screen in the order the engine emitted them."""
 
     bubble = False

@@ -27,7 +27,7 @@ from ioh_tui.tui.app import IohApp
 from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.describe import tokens
 from ioh_tui.tui.factory import make_app
-from ioh_tui.tui.messages import EngineEvents
+from ioh_tui.tui.messages import EngineEventMessage
 from ioh_tui.tui.screens.summary import SummaryModal
 from ioh_tui.tui.widgets.compaction import Compaction
 from ioh_tui.tui.widgets.meter import Meter
@@ -57,7 +57,7 @@ def shown(messages: list[Message], kind: type[ev.Event]) -> list[Any]:
     found = {
         id(event): event
         for m in messages
-        if isinstance(m, EngineEvents)
+        if isinstance(m, EngineEventMessage)
         for event in m.events
         if isinstance(event, kind)
     }

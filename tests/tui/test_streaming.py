@@ -24,7 +24,7 @@ from textual.selection import Selection
 from ioh_tui.core import events as ev
 from ioh_tui.policy import Act, ApprovalRequest
 from ioh_tui.tui.bridge import BATCH_S, EventForwarder, TuiApprover
-from ioh_tui.tui.messages import ApprovalNeeded, EngineEvents
+from ioh_tui.tui.messages import ApprovalNeeded, EngineEventMessage
 from ioh_tui.tui.styles import stylesheet
 from ioh_tui.tui.widgets.agent_text import AgentText
 from ioh_tui.tui.widgets.prose import Prose
@@ -41,7 +41,7 @@ class Recorder(Screen[None]):
         self.asked: list[tuple[int, ApprovalNeeded]] = []
         """Each ask, with how many events had come before it."""
 
-    def on_engine_events(self, message: EngineEvents) -> None:
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
         self.events.extend(message.events)
         self.messages += 1
 

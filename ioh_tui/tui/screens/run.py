@@ -1,9 +1,10 @@
 """RunScreen: one run, live — transcript | meters, gate and facts | status line — and its decisions.
 
-Engine events arrive in `EngineEvents` batches and are dispatched here with `match`; decisions
-arrive as `ApprovalNeeded` and go to the screen's `DecisionDesk` (`screens/desk.py`). What the
-screen knows of the run comes down through `Supervision`; what it asks of the app goes up as
-messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the desk's `WaitingChanged`).
+Engine events arrive in batches, each an `EngineEventMessage`, and are dispatched here with
+`match`; decisions arrive as `ApprovalNeeded` and go to the screen's `DecisionDesk`
+(`screens/desk.py`). What the screen knows of the run comes down through `Supervision`; what it
+asks of the app goes up as messages (`RunEnded`, `StopRequested`, `BudgetRaiseRequested`; the
+desk's `WaitingChanged`).
 
 (Over 400 lines: the one `match` over engine events and the frame that shows them a batch at a
 time share the panes they update; the budgets and the long-run sections (compactions, notes) are
@@ -37,7 +38,7 @@ from ioh_tui.tui.memory import stored_notes, stored_summary
 from ioh_tui.tui.messages import (
     ApprovalNeeded,
     BudgetRaiseRequested,
-    EngineEvents,
+    EngineEventMessage,
     RunEnded,
     StopRequested,
 )
@@ -332,7 +333,7 @@ class RunScreen(Screen[None]):
 
     # -- engine events ---------------------------------------------------------------------------
 
-    def on_engine_events(self, message: EngineEvents) -> None:
+    def on_engine_event_message(self, message: EngineEventMessage) -> None:
         """Take engine events; the next frame shows them (with every other that came by then)."""
         self._inbox.extend(message.events)
         if self._frame_timer is None:
