@@ -7,8 +7,8 @@ visible change) every PRESS_GAP_S and times each press until the screen has hand
 refreshed (`call_after_refresh`). The key is posted as a terminal's would be. Runs REPEATS times
 (single runs vary by a third on a 2-core machine) and prints each run's p50 / p99 / max, then the
 p50 and p99 of every press of every run together (one run has 30-40 presses, so its own p99 is
-its slowest press); asserts nothing. `--children N` and `--repeats N` change the tree's size and the runs;
-`--keys tree` moves the tree pane's cursor instead (down, and back up from the bottom).
+its slowest press); asserts nothing. `--children N` and `--repeats N` change the tree's size and
+the runs; `--keys tree` moves the tree pane's cursor instead (down, and back up from the bottom).
 """
 
 from __future__ import annotations

@@ -99,9 +99,8 @@ async def test_a_finished_call_keeps_its_one_row_and_its_summary(
         drawn = str(call.render())
         width = call.content_size.width
         assert len(drawn) == width and drawn.startswith("✓ read src/package")
-        assert "…" in drawn and drawn.endswith(
-            "(1,204 lines)"
-        )  # the line gave way, not the summary
+        # The line gave way, not the summary.
+        assert "…" in drawn and drawn.endswith("(1,204 lines)")
 
 
 async def test_a_call_with_output_keeps_its_line_one_row() -> None:

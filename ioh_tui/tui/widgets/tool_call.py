@@ -46,11 +46,11 @@ _IMAGE = re.compile(r"shown to you as (.+) \((image/\w+), ([\d,]+) bytes, (\d+x\
 """An image an observation says it attached (`tools/images.py` writes it so)."""
 
 
-class Line(Widget):
+class CallLine(Widget):
     """A call's line once the call has parts below it (its first child)."""
 
     DEFAULT_CSS = """
-    Line {
+    CallLine {
         height: 1;
     }
     """
@@ -118,7 +118,7 @@ class ToolCall(Widget, can_focus=True):
         self.stored: Stored | None = None
         """Where the store keeps the attached images (the image view reads them there)."""
         self._parts: dict[str, Widget] = {}
-        self._line: Line | None = None
+        self._line: CallLine | None = None
         """The line as a child, once the call has parts below it."""
 
     def render(self) -> RenderResult:
@@ -156,7 +156,7 @@ class ToolCall(Widget, can_focus=True):
     def _place(self, name: str, part: Widget) -> None:
         """Mount a part in its place; the first part mounts the line too, as a child above it."""
         if self._line is None:
-            self._line = Line(classes="tool-call--line")
+            self._line = CallLine(classes="tool-call--line")
             self.mount(self._line)
         self._parts[name] = part
         later = [self._parts[p] for p in PARTS[PARTS.index(name) + 1 :] if p in self._parts]
