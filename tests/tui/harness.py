@@ -140,12 +140,20 @@ async def modal(pilot: Pilot[Any]) -> ApprovalModal:
 
 
 async def finished(pilot: Pilot[Any]) -> None:
-    """Wait until the run's worker has returned and the screen has drained its events."""
+    """Wait until the run's worker has returned and the screen has drained its events.
+
+    The outcome is set inside the frame that shows `run_finished`: the frame's last blocks are
+    mounted after it, so the screen must also have settled.
+    """
     await pilot.app.workers.wait_for_complete()
     app = pilot.app
     assert isinstance(app, IohApp)
     await until(
-        pilot, lambda: run_screen(app).outcome is not None or app.supervisor.error is not None
+        pilot,
+        lambda: (
+            (run_screen(app).outcome is not None and run_screen(app).settled)
+            or app.supervisor.error is not None
+        ),
     )
     await pilot.pause()
 

@@ -162,9 +162,9 @@ class RunScreen(Screen[None]):
         self.run_id: int | None = None
         """The root run's id, once it started."""
         self.budget_offer: BudgetModal | None = None
+        """The budget offer on screen, if any (it closes when the run ends)."""
         self.remembered: list[Rule] = []
         """Rules remembered while this run goes (every scope: all hold for the rest of it)."""
-        """The budget offer on screen, if any (it closes when the run ends)."""
         self._run_context: RunContext | None = None
         self.store_path = history.path
         """The store the engine writes: summaries and a resumed run's notes are read from it."""
@@ -338,6 +338,11 @@ class RunScreen(Screen[None]):
         self._inbox.extend(message.events)
         if self._frame_timer is None:
             self._frame_timer = self.set_timer(FRAME_S, self.frame, name="frame")
+
+    @property
+    def settled(self) -> bool:
+        """Whether every event received so far is on the screen (none waiting, no frame running)."""
+        return not self._inbox and self._frame_timer is None and not self._framing.locked()
 
     async def frame(self) -> None:
         """Show the events that came since the last frame, all at once.
