@@ -11,6 +11,7 @@ from typing import Any
 
 from ioh_tui.cli.options import store_path
 from ioh_tui.cli.terminal import say, say_json
+from ioh_tui.core.outcomes import run_state
 from ioh_tui.store import ApprovalRow, Store
 
 
@@ -20,17 +21,23 @@ def _open(args: argparse.Namespace) -> AbstractAsyncContextManager[Store]:
 
 
 def runs_command(args: argparse.Namespace) -> int:
-    """List runs: id, goal, outcome/status, steps, tokens, started."""
+    """List runs: id, goal, outcome/status, steps, tokens, started.
+
+    The table's state (and `state` in JSON) is `crashed` for a run left running by a process
+    that died, as the app says: the stored status stays `running` until it is resumed.
+    """
 
     async def go() -> list[dict[str, Any]]:
         async with _open(args) as store:
             rows = await store.runs(limit=500)
+            driven = await store.driven_runs()
         return [
             {
                 "run_id": r.id,
                 "goal": r.goal,
                 "status": r.status,
                 "outcome": r.outcome,
+                "state": run_state(r, driven),
                 "steps": r.steps,
                 "tokens": r.tokens,
                 "started": r.started_at,
@@ -46,9 +53,8 @@ def runs_command(args: argparse.Namespace) -> int:
         return 0
     say(f"{'RUN':>5}  {'OUTCOME':<22} {'STEPS':>5} {'TOKENS':>9}  {'STARTED':<24} GOAL")
     for row in rows:
-        state = row["outcome"] or row["status"]
         say(
-            f"{row['run_id']:>5}  {state:<22} {row['steps']:>5} {row['tokens']:>9,}  "
+            f"{row['run_id']:>5}  {row['state']:<22} {row['steps']:>5} {row['tokens']:>9,}  "
             f"{row['started']:<24} {row['goal'][:60]}"
         )
     return 0
@@ -61,7 +67,7 @@ def show_command(args: argparse.Namespace) -> int:
         async with _open(args) as store:
             run = await store.run(args.run_id)
             return {
-                "run": {k: v for k, v in asdict(run).items()},
+                "run": {**asdict(run), "state": run_state(run, await store.driven_runs())},
                 "steps": [asdict(s) for s in await store.steps(args.run_id)],
                 "tool_calls": [asdict(c) for c in await store.tool_calls(args.run_id)],
                 "approvals": [_stored_form(a) for a in await store.approvals(args.run_id)],
@@ -88,7 +94,7 @@ def _print_trace(trace: dict[str, Any]) -> None:
         f"sandbox {run['sandbox']}"
     )
     say(
-        f"  {run['outcome'] or run['status']} after {run['steps']} steps, "
+        f"  {run['state']} after {run['steps']} steps, "
         f"{run['tokens']:,} tokens  "
         f"({run['started_at']})"
     )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Container
+from typing import Literal, Protocol, get_args
 
 Outcome = Literal[
     "success",
@@ -21,3 +22,34 @@ OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 RunStatus = Literal["running", "paused", "completed"]
 """A stored run's status: `paused` waits on a deferred decision; `completed` has an outcome."""
+
+CRASHED = "crashed"
+"""The state of a run left `running` by a driver that died."""
+
+
+class _StoredRun(Protocol):
+    @property
+    def id(self) -> int: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def outcome(self) -> str | None: ...
+
+
+def run_state(run: _StoredRun, driven: Container[int]) -> str:
+    """One word for where a stored run stands: its outcome, `running`, or `crashed`.
+
+    The app's lists and the `runs` and `show` commands all say it, so a run whose process died
+    is never shown as running.
+
+    Args:
+        run: The run (a `RunRow`).
+        driven: Runs a live driver holds now (`Store.driven_runs`).
+
+    Returns:
+        The outcome of an ended or paused run; `running` while a live driver holds it; `crashed`
+        when it was left running by a driver that is gone.
+    """
+    if run.status == "running":
+        return "running" if run.id in driven else CRASHED
+    return run.outcome or run.status

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.core.outcomes import CRASHED, run_state
 from ioh_tui.core.shown import drawable
 
 if TYPE_CHECKING:
@@ -55,24 +56,6 @@ SUCCEEDED = frozenset({"success", "finished"})
 """Outcomes that count as the run having done its job."""
 PAUSED = "awaiting_approval"
 """The outcome of a run paused on a deferred decision."""
-CRASHED = "crashed"
-"""The state of a run left `running` by a driver that died."""
-
-
-def run_state(run: RunRow, driven: set[int]) -> str:
-    """One word for where a run stands: its outcome, `running`, or `crashed`.
-
-    Args:
-        run: The run.
-        driven: Runs a live driver holds now (`Store.driven_runs`).
-
-    Returns:
-        The outcome of an ended or paused run; `running` while a live driver holds it; `crashed`
-        when it was left running by a driver that is gone.
-    """
-    if run.status == "running":
-        return "running" if run.id in driven else CRASHED
-    return run.outcome or run.status
 
 
 def in_group(state: str, group: StatusFilter) -> bool:

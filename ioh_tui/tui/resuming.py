@@ -11,10 +11,11 @@ import sqlite3
 from pathlib import Path
 
 from ioh_tui.core.errors import IohError, ResumeError
+from ioh_tui.core.outcomes import run_state
 from ioh_tui.engine import Resume
 from ioh_tui.store import Store
 from ioh_tui.tui.app_run import AppRun, Resumer
-from ioh_tui.tui.history import resume_refusal, run_state, stopping_budget
+from ioh_tui.tui.history import resume_refusal, stopping_budget
 from ioh_tui.tui.totals import Budget
 
 

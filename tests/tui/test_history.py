@@ -12,18 +12,13 @@ import pytest
 from ioh_tui.cli.options import stored_provider
 from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError
+from ioh_tui.core.outcomes import run_state
 from ioh_tui.engine.decide import request_from_row
 from ioh_tui.policy import Decision
 from ioh_tui.store import ApprovalRow
 from ioh_tui.store.db import RunRow
 from ioh_tui.tui.cells import cell
-from ioh_tui.tui.history import (
-    in_group,
-    matches,
-    resume_refusal,
-    run_state,
-    stopping_budget,
-)
+from ioh_tui.tui.history import in_group, matches, resume_refusal, stopping_budget
 from ioh_tui.tui.totals import Budget
 from ioh_tui.tui.traces import arguments, gate_detail
 

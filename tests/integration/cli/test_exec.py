@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -275,3 +276,36 @@ def test_unknown_run_is_exit_2(tmp_path: Path) -> None:
             and "no run with id 99" in done.stderr
             and "Traceback" not in done.stderr
         )
+
+
+def _listed(store: Path) -> list[dict[str, Any]]:
+    done = ioh("runs", "--json", "--store", str(store))
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_runs_and_show_say_crashed_once_the_driving_process_is_killed(tmp_path: Path) -> None:
+    # The stored status stays `running` after a kill -9; the commands must not show it so.
+    scenario = write_scenario(tmp_path / "s.json", {"text": "slow", "delay_ms": 60_000})
+    store = tmp_path / "store.db"
+    (tmp_path / "ws").mkdir()
+    argv = [sys.executable, "-m", "ioh_tui", "exec", "wait", "--workspace", str(tmp_path / "ws")]
+    argv += ["--provider", "scripted", "--scenario", str(scenario), "--store", str(store)]
+    driver = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not (store.exists() and _listed(store)):
+            assert time.monotonic() < deadline, "the run never started"
+            time.sleep(0.1)
+        [live] = _listed(store)
+        assert (live["status"], live["state"]) == ("running", "running")
+    finally:
+        driver.kill()
+        driver.wait()
+    [dead] = _listed(store)
+    assert (dead["status"], dead["state"]) == ("running", "crashed")
+    table = ioh("runs", "--store", str(store)).stdout.splitlines()
+    assert table[1].split()[:2] == [str(dead["run_id"]), "crashed"]
+    shown = ioh("show", str(dead["run_id"]), "--store", str(store)).stdout.splitlines()
+    assert shown[2].split()[:3] == ["crashed", "after", "0"]
+    trace = json.loads(ioh("show", str(dead["run_id"]), "--json", "--store", str(store)).stdout)
+    assert trace["run"]["state"] == "crashed"
