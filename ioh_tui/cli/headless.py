@@ -38,6 +38,7 @@ from ioh_tui.engine import (
 )
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.decide import request_from_row, save_remembered
+from ioh_tui.engine.recovery import RECOVERY_LAYER
 from ioh_tui.engine.tree import Fleet
 from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.policy.approver import WaitApprover
@@ -139,7 +140,7 @@ def _within_step(event: ev.Event) -> str | None:
             mark = "refused" if event.refused else ("ok" if event.ok else "failed")
             return f"  {event.name}: {event.summary} ({mark})"
         case ev.ApprovalRequested():
-            return f"  approval {event.request_id}: {event.act} {event.target}"
+            return _asked(event)
         case ev.ApprovalResolved():
             return f"  approval {event.request_id}: {event.decision}"
         case ev.RetryScheduled():
@@ -161,6 +162,15 @@ def _within_step(event: ev.Event) -> str | None:
             return f"  gate {event.status}: {event.detail.splitlines()[0] if event.detail else ''}"
         case _:
             return None
+
+
+def _asked(event: ev.ApprovalRequested) -> str:
+    """A decision asked for, with the rule that asked (why it was not left to --on-approval)."""
+    if event.layer == RECOVERY_LAYER:
+        why = " (cut by a crash, it may have run in part: it runs again only if approved)"
+    else:
+        why = f" (rule {event.rule}, layer {event.layer})" if event.rule else ""
+    return f"  approval {event.request_id}: {event.act} {event.target}{why}"
 
 
 def _observers(as_json: bool) -> list[Observer]:

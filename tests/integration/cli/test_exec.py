@@ -309,3 +309,31 @@ def test_runs_and_show_say_crashed_once_the_driving_process_is_killed(tmp_path: 
     assert shown[2].split()[:3] == ["crashed", "after", "0"]
     trace = json.loads(ioh("show", str(dead["run_id"]), "--json", "--store", str(store)).stdout)
     assert trace["run"]["state"] == "crashed"
+
+
+def test_a_command_cut_by_a_crash_is_asked_again_saying_so(project: Path, tmp_path: Path) -> None:
+    # `--on-approval approve` answers the policy's asks; a command the crash cut is the
+    # operator's to run again, and the headless output says why it waits.
+    sleep = {"name": "exec", "arguments": {"argv": ["sleep", "30"]}}
+    scenario = write_scenario(tmp_path / "s.json", {"tool_calls": [sleep]}, {"text": "done"})
+    store = tmp_path / "store.db"
+    argv = [sys.executable, "-m", "ioh_tui", "exec", "wait", "--workspace", str(project)]
+    argv += ["--provider", "scripted", "--scenario", str(scenario), "--store", str(store)]
+    argv += ["--on-approval", "approve", "--sandbox", "floor", "--json"]
+    driver = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert driver.stdout is not None
+        for line in driver.stdout:
+            if json.loads(line)["event"] == "tool_call_started":
+                break
+        time.sleep(0.5)
+    finally:
+        driver.kill()
+        driver.wait()
+    [run] = _listed(store)
+    done = ioh("resume", str(run["run_id"]), "--headless", "--store", str(store))
+    assert done.returncode == 4, done.stderr
+    asked = [line for line in done.stderr.splitlines() if line.startswith("  approval ")]
+    assert asked[-1].endswith(
+        "exec sleep 30 (cut by a crash, it may have run in part: it runs again only if approved)"
+    ), done.stderr
