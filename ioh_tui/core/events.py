@@ -41,6 +41,10 @@ class RunStarted(Event):
     sandbox: str = ""
     """The sandbox backend in force for commands."""
     resumed_from_step: int | None = None
+    tokens: int = 0
+    """What the run's committed steps spent before this drive (0 for a new run)."""
+    cost_usd: float | None = None
+    """Their cost in dollars, where the provider reported one (None: none reported)."""
     context_window: int | None = None
     """The model's context window in tokens, as the engine fits requests to it."""
     instructions: str | None = None

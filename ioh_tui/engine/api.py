@@ -309,6 +309,8 @@ async def _driven(
                 model=p.provider.model,
                 sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
+                tokens=s.tokens,
+                cost_usd=None if resumed_from is None else await p.store.run_cost(p.run_id),
                 context_window=window_for(p.provider.model, s.contract.context_window),
                 instructions=p.instructions.name if p.instructions else None,
                 skills=[s.name for s in p.skills.skills],

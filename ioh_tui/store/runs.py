@@ -142,6 +142,13 @@ class Runs(Db):
         )
         return {int(row["run_id"]): float(row["cost"]) for row in rows}
 
+    async def run_cost(self, run_id: int) -> float | None:
+        """One run's cost in dollars so far (None: its provider reported none)."""
+        cost = await self._scalar(
+            "SELECT SUM(cost_usd) FROM steps WHERE run_id = ? AND cost_usd IS NOT NULL", (run_id,)
+        )
+        return None if cost is None else float(cost)
+
     async def children(self, run_id: int) -> list[RunRow]:
         """Direct sub-agents of a run, oldest first."""
         return await self._run_rows("WHERE r.parent_run_id = ? ORDER BY r.id", (run_id,))

@@ -81,6 +81,10 @@ class Totals:
             self._budgets(event.budgets)
             self.started_at = clock()
             self.finished_at = None
+            # A resumed run's earlier drives count: its meters start where they left off.
+            self.committed_tokens = event.tokens
+            if event.cost_usd is not None:
+                self.cost_usd, self.cost_known = event.cost_usd, True
         elif isinstance(event, ev.StepStarted):
             self.step = event.step
             self.step_tokens = 0

@@ -19,6 +19,7 @@ from ioh_tui.tui.screens.run import RunScreen
 from ioh_tui.tui.screens.runs import RunBrowserScreen
 from ioh_tui.tui.screens.start import StartScreen
 from ioh_tui.tui.screens.trace import TraceScreen
+from ioh_tui.tui.widgets.meter import Meter
 from tests.tui.harness import FIX_CALC, FIXED, READ_CALC, USAGE, modal, notifications, until
 from tests.tui.stored_runs import history, resumer_with
 
@@ -310,3 +311,26 @@ async def test_enter_on_a_recent_run_opens_its_trace(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "crashed" in str(trace.query_one("#trace-facts").render())
+
+
+async def test_a_resumed_run_s_token_meter_starts_from_what_it_spent(tmp_path: Path) -> None:
+    # Run 5 spent 960 tokens in its one step before its cap stopped it; resumed, its meter must
+    # say so from the start, not 0 until the resumed drive's first step is committed.
+    # The scripted model plays the turn after those the transcript holds: step 2's is slow.
+    read = {"tool_calls": [READ_CALC], "usage": USAGE}
+    app = app_over(await history(tmp_path), read, {**read, "delay_ms": 1500}, read)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await browser(pilot)
+        await select_run(pilot, screen, 5)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, BudgetModal))
+        await pilot.press("r")
+        app.screen.query_one("#budget-limit", Input).value = "3"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, RunScreen))
+        view = app.run_screen
+        assert view is not None
+        await until(pilot, lambda: view.totals.started_at is not None)
+        assert view.query_one("#meter-tokens", Meter).value == 960
+        await ended(pilot)
+        assert view.query_one("#meter-tokens", Meter).value == 3 * 960
