@@ -45,6 +45,8 @@ class RunStarted(Event):
     """What the run's committed steps spent before this drive (0 for a new run)."""
     cost_usd: float | None = None
     """Their cost in dollars, where the provider reported one (None: none reported)."""
+    elapsed_s: float = 0.0
+    """Seconds since the run first started, by the store's clock: what a time budget counts."""
     context_window: int | None = None
     """The model's context window in tokens, as the engine fits requests to it."""
     instructions: str | None = None

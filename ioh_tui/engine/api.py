@@ -107,6 +107,10 @@ async def _new(request: NewRun, parts: Parts) -> RunResult:
     )
 
 
+async def _so_far(p: Deps) -> tuple[float | None, float]:
+    return await p.store.run_cost(p.run_id), await p.store.elapsed_s(p.run_id)
+
+
 def _deps(
     run_id: int,
     contract: TaskContract,
@@ -299,6 +303,8 @@ async def _driven(
     try:
         # The lease is ours, so no live drive uses a gate directory the run left behind.
         await remove_left(p.store, p.run_id, p.sandbox.backend)
+        # A resumed run's earlier drives: what they cost, and how long ago the run started.
+        cost, elapsed = (None, 0.0) if resumed_from is None else await _so_far(p)
         p.bus.emit(
             ev.RunStarted(
                 **p.who.fields(),
@@ -310,7 +316,8 @@ async def _driven(
                 sandbox=p.sandbox.backend,
                 resumed_from_step=resumed_from,
                 tokens=s.tokens,
-                cost_usd=None if resumed_from is None else await p.store.run_cost(p.run_id),
+                cost_usd=cost,
+                elapsed_s=elapsed,
                 context_window=window_for(p.provider.model, s.contract.context_window),
                 instructions=p.instructions.name if p.instructions else None,
                 skills=[s.name for s in p.skills.skills],

@@ -69,7 +69,7 @@ class Totals:
         return self.committed_tokens + self.step_tokens
 
     def elapsed(self, clock: Clock) -> float:
-        """Seconds since the run (or this drive of it) started; frozen once it finished."""
+        """Seconds since the run first started (as its time budget counts); frozen once it ended."""
         if self.started_at is None:
             return 0.0
         end = self.finished_at if self.finished_at is not None else clock()
@@ -79,9 +79,10 @@ class Totals:
         """Fold in a root event; returns whether anything shown changed."""
         if isinstance(event, ev.RunStarted):
             self._budgets(event.budgets)
-            self.started_at = clock()
+            # A resumed run's earlier drives count: its meters start where they left off (its
+            # time from the run's first start, as its time budget counts it).
+            self.started_at = clock() - event.elapsed_s
             self.finished_at = None
-            # A resumed run's earlier drives count: its meters start where they left off.
             self.committed_tokens = event.tokens
             if event.cost_usd is not None:
                 self.cost_usd, self.cost_known = event.cost_usd, True

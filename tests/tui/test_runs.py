@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -313,12 +314,19 @@ async def test_enter_on_a_recent_run_opens_its_trace(tmp_path: Path) -> None:
         assert "crashed" in str(trace.query_one("#trace-facts").render())
 
 
-async def test_a_resumed_run_s_token_meter_starts_from_what_it_spent(tmp_path: Path) -> None:
-    # Run 5 spent 960 tokens in its one step before its cap stopped it; resumed, its meter must
-    # say so from the start, not 0 until the resumed drive's first step is committed.
+async def test_a_resumed_run_s_meters_start_from_what_it_spent(tmp_path: Path) -> None:
+    # Run 5 spent 960 tokens in its one step, an hour ago, before its cap stopped it. Resumed,
+    # its meters must say so from the start (the time as its time budget counts it), not 0
+    # until the resumed drive's first step is committed.
+    db = await history(tmp_path)
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE runs SET started_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-1 hour')"
+            " WHERE id = 5"
+        )
     # The scripted model plays the turn after those the transcript holds: step 2's is slow.
     read = {"tool_calls": [READ_CALC], "usage": USAGE}
-    app = app_over(await history(tmp_path), read, {**read, "delay_ms": 1500}, read)
+    app = app_over(db, read, {**read, "delay_ms": 1500}, read)
     async with app.run_test(size=SIZE) as pilot:
         screen = await browser(pilot)
         await select_run(pilot, screen, 5)
@@ -332,5 +340,6 @@ async def test_a_resumed_run_s_token_meter_starts_from_what_it_spent(tmp_path: P
         assert view is not None
         await until(pilot, lambda: view.totals.started_at is not None)
         assert view.query_one("#meter-tokens", Meter).value == 960
+        assert 3600 <= view.query_one("#meter-time", Meter).value < 3600 + 60
         await ended(pilot)
         assert view.query_one("#meter-tokens", Meter).value == 3 * 960
