@@ -37,6 +37,7 @@ from ioh_tui.engine import (
     start,
 )
 from ioh_tui.engine.bus import Observer
+from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.engine.decide import request_from_row, save_remembered
 from ioh_tui.engine.recovery import RECOVERY_LAYER
 from ioh_tui.engine.tree import Fleet
@@ -253,6 +254,11 @@ def resume_command(args: argparse.Namespace) -> int:
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
+        if row.status == "completed" and row.outcome in TERMINAL and row.parent_run_id is None:
+            say(
+                f"ioh-tui: run {row.id} has ended ({row.outcome}): nothing is left to resume",
+                err=True,
+            )
         asked = await pending_request(store, args.run_id) if needs_request(args) else None
         decision = decision_of(args, asked)
         try:

@@ -82,6 +82,7 @@ def test_a_deferred_write_is_listed_then_applied_once_by_another_process(
     assert (
         again.returncode == 0 and json.loads(again.stdout.splitlines()[-1])["outcome"] == "success"
     )
+    assert again.stderr == f"ioh-tui: run {run_id} has ended (success): nothing is left to resume\n"
     assert (project / "calc.py").read_text() == FIXED  # applied exactly once
     trace = json.loads(ioh("show", str(run_id), "--json", "--store", str(store)).stdout)
     (approval,) = trace["approvals"]
