@@ -254,11 +254,7 @@ def resume_command(args: argparse.Namespace) -> int:
 
     async def go(store: Store, cancel: CancelToken) -> RunResult:
         row = await store.run(args.run_id)
-        if row.status == "completed" and row.outcome in TERMINAL and row.parent_run_id is None:
-            say(
-                f"ioh-tui: run {row.id} has ended ({row.outcome}): nothing is left to resume",
-                err=True,
-            )
+        ended = row.status == "completed" and row.outcome in TERMINAL
         asked = await pending_request(store, args.run_id) if needs_request(args) else None
         decision = decision_of(args, asked)
         try:
@@ -290,6 +286,11 @@ def resume_command(args: argparse.Namespace) -> int:
             if decision is None:
                 raise
             return await answer_live_run(store, args.run_id, decision, Path(row.root))
+        if ended:
+            say(
+                f"ioh-tui: run {row.id} has ended ({row.outcome}): nothing is left to resume",
+                err=True,
+            )
         # A demo run's directory stays while a decision waits on it; otherwise it goes.
         await asyncio.to_thread(settle, stored.root, result.outcome)
         return result

@@ -39,11 +39,17 @@ async def dispatch_call(
             **who, step=n, call_id=call.id, name=call.name, arguments=dict(call.arguments)
         )
     )
+    tool = p.tools.get(call.name)
+    cut_ask = tool.cut_ask if tool is not None else None
     replayed = (
-        None if preset is not None else replay(s.journal, p.workspace.root, n, position, call)
+        None
+        if preset is not None
+        else replay(s.journal, p.workspace.root, n, position, call, unknowable=cut_ask is not None)
     )
     if isinstance(replayed, Interrupted):
-        result = await ask_operator(p.store, p.bus, p.who, p.run_id, p.agent_label, n, call)
+        assert cut_ask is not None
+        asked = cut_ask(call.arguments)
+        result = await ask_operator(p.store, p.bus, p.who, p.run_id, p.agent_label, n, call, asked)
     elif replayed is not None:
         result = replayed
     elif call.arguments_error is not None:

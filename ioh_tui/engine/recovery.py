@@ -7,13 +7,14 @@ Resuming the same uncommitted step:
 - a closed entry: its recorded result is reused, nothing runs again;
 - an open write whose intended content is on disk: it happened; its result is rebuilt;
 - an open write whose content is not on disk: it never happened, so it runs;
-- an open command: its effect cannot be known, so the run pauses for the operator (approve: run
-  it again; deny: skip it), as a decision with rule `interrupted` in layer `recovery`.
+- an open command or MCP call (a tool with a `cut_ask`): its effect cannot be known, so the run
+  pauses for the operator (approve: make it again; deny: skip it), as a decision on the act the
+  call decides, with rule `interrupted` in layer `recovery`;
+- any other open entry: its tool bears repeating (or journals an intent first), so it runs.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from ioh_tui.engine.bus import EventBus
 from ioh_tui.engine.ids import Who
 from ioh_tui.store import AttemptRow, Store
 from ioh_tui.tools import ToolResult
+from ioh_tui.tools.base import Asked
 from ioh_tui.tools.files import content_hash
 
 RECOVERY_RULE = "interrupted"
@@ -31,7 +33,7 @@ RECOVERY_LAYER = "recovery"
 
 
 class Interrupted:
-    """A journalled command that was running when its drive died: only the operator can say."""
+    """A journalled call whose effect its drive's death left unknown: only the operator can say."""
 
 
 INTERRUPTED = Interrupted()
@@ -60,10 +62,13 @@ def replay(
     n: int,
     position: int,
     call: ToolCall,
+    *,
+    unknowable: bool,
 ) -> ToolResult | Interrupted | None:
     """The result of a call an interrupted drive already made, or None when it must run.
 
-    `INTERRUPTED` when it was a command whose effect cannot be known (`ask_operator`).
+    `INTERRUPTED` when it was cut and `unknowable` (its tool has a `cut_ask`: a command, an MCP
+    call), so its effect cannot be known (`ask_operator`).
     """
     entry = journal.get((n, position))
     if entry is None or entry.name != call.name or entry.arguments != dict(call.arguments):
@@ -87,25 +92,33 @@ def replay(
         if on_disk == intent["sha256"]:
             return ToolResult(str(intent["output"]), changed=True)
         return None
-    if call.name != "exec":
-        return None
-    return INTERRUPTED
+    return INTERRUPTED if unknowable else None
 
 
 async def ask_operator(
-    store: Store, bus: EventBus, who: Who, run_id: int, agent_label: str, n: int, call: ToolCall
+    store: Store,
+    bus: EventBus,
+    who: Who,
+    run_id: int,
+    agent_label: str,
+    n: int,
+    call: ToolCall,
+    asked: Asked,
 ) -> ToolResult:
-    """Pause on an interrupted command: the operator decides whether it runs again."""
-    argv = call.arguments.get("argv")
-    line = shlex.join(argv) if isinstance(argv, list) else str(argv)
+    """Pause on a cut call: the operator decides whether it is made again.
+
+    `asked` is the act and target the call's tool decides, so an answer is the preset its
+    decision takes when the resume makes the call.
+    """
     request_id = await store.create_approval(
         run_id,
         n,
         {
             "call_id": call.id,
             "tool": call.name,
-            "act": "exec",
-            "target": line,
+            "act": asked.act.value,
+            "target": asked.target,
+            "content": asked.content,
             "rule": RECOVERY_RULE,
             "layer": RECOVERY_LAYER,
             "agent_label": agent_label,
@@ -115,11 +128,12 @@ async def ask_operator(
         ev.ApprovalRequested(
             **who.fields(),
             request_id=request_id,
-            act="exec",
-            target=line,
+            act=asked.act.value,
+            target=asked.target,
             rule=RECOVERY_RULE,
             layer=RECOVERY_LAYER,
             step=n,
+            content=asked.content,
         )
     )
-    return ToolResult("[exec interrupted]", ok=False, deferred=request_id)
+    return ToolResult(f"[{call.name} interrupted]", ok=False, deferred=request_id)

@@ -18,7 +18,7 @@ from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.mcp.connection import CallFailed, Connection, ToolInfo
 from ioh_tui.mcp.spec import tool_name
-from ioh_tui.tools.base import Deferral, Refusal, Tool, ToolContext, ToolResult, cap
+from ioh_tui.tools.base import Asked, Deferral, Refusal, Tool, ToolContext, ToolResult, cap
 
 _HINTS = (
     ("readOnlyHint", "read-only", "may change things"),
@@ -55,8 +55,19 @@ def offered_tool(server: str, info: ToolInfo, caller: Caller) -> Tool | None:
     async def run(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return await call_tool(server, caller, info, exposed, args, ctx)
 
-    # An MCP call may change anything the server reaches: journalled, never silently repeated.
-    return Tool(spec, run, mutating=True)
+    def asked(args: Mapping[str, Any]) -> Asked:
+        return _asked(server, info, args)
+
+    # An MCP call may change anything the server reaches: journalled, and a call a crash cut is
+    # the operator's to make again (`cut_ask`), never silently repeated.
+    return Tool(spec, run, mutating=True, cut_ask=asked)
+
+
+def _asked(server: str, info: ToolInfo, args: Mapping[str, Any]) -> Asked:
+    """The act a call decides: `mcp` on `SERVER/TOOL`, the arguments as JSON content."""
+    return Asked(
+        Act.MCP, f"{server}/{info.name}", json.dumps(dict(args), ensure_ascii=False, indent=2)
+    )
 
 
 async def call_tool(
@@ -68,8 +79,8 @@ async def call_tool(
     ctx: ToolContext,
 ) -> ToolResult:
     """Decide the call (`mcp` on `SERVER/TOOL`), then make it and render what came back."""
-    target = f"{server}/{info.name}"
-    content = json.dumps(dict(args), ensure_ascii=False, indent=2)
+    asked = _asked(server, info, args)
+    target, content = asked.target, asked.content
     answer = await ctx.decide(Act.MCP, target, content=content, preview=hints_line(info.hints))
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)

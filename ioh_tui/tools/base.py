@@ -157,6 +157,19 @@ ToolFn = Callable[[Mapping[str, Any], ToolContext], Awaitable[ToolResult]]
 
 
 @dataclass(frozen=True, slots=True)
+class Asked:
+    """An act as the decider is asked about it: what a cut call's resume puts to the operator."""
+
+    act: Act
+    target: str
+    content: str | None = None
+
+
+CutAsk = Callable[[Mapping[str, Any]], Asked]
+"""A call's arguments to the act it asks for, the same act and target its tool decides."""
+
+
+@dataclass(frozen=True, slots=True)
 class Tool:
     """A model-facing tool: its spec and its implementation."""
 
@@ -164,6 +177,10 @@ class Tool:
     run: ToolFn
     mutating: bool = False
     """Its effect must not be repeated after a crash (journalled)."""
+    cut_ask: CutAsk | None = None
+    """For a call a crash can cut with its effect unknown (a command, an MCP server's tool):
+    what a resume asks the operator, instead of making the call again. None: a cut call is made
+    again (its effect was journalled as an intent before it began, or bears repeating)."""
 
 
 def cap(text: str, limit: int, *, keep: str = "head") -> str:

@@ -12,6 +12,7 @@ from ioh_tui.core.acts import Act, Effect
 from ioh_tui.sandbox.base import EXEC_LIMITS, QUIET_ENV, ExecResult
 from ioh_tui.tools.base import (
     ArgumentError,
+    Asked,
     Deferral,
     Refusal,
     ToolContext,
@@ -31,6 +32,12 @@ def parse_argv(args: Mapping[str, Any]) -> list[str]:
     for i, word in enumerate(argv):
         check_text(f"argv[{i}]", word)
     return list(argv)
+
+
+def exec_asked(args: Mapping[str, Any]) -> Asked:
+    """What a command a crash cut asks on resume: the act and line `exec_command` decides."""
+    argv = args.get("argv")
+    return Asked(Act.EXEC, shlex.join(argv) if isinstance(argv, list) else str(argv))
 
 
 async def exec_command(args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:

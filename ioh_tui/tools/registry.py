@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.tools.base import ArgumentError, Tool, ToolContext, ToolResult
-from ioh_tui.tools.command import exec_command
+from ioh_tui.tools.command import exec_asked, exec_command
 from ioh_tui.tools.families import (
     DOCUMENT_TOOLS,
     GIT_TOOLS,
@@ -95,6 +95,7 @@ EXEC = Tool(
     ),
     exec_command,
     mutating=True,
+    cut_ask=exec_asked,
 )
 
 SPAWN_AGENT = "spawn_agent"

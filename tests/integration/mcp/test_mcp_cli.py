@@ -170,3 +170,60 @@ def test_the_base_install_never_imports_the_sdk() -> None:
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert shown.stdout.strip() == "False False", shown.stderr
+
+
+@pytest.mark.slow
+def test_a_call_the_harness_s_crash_cut_is_the_operator_s_to_make_again(
+    project: Path, tmp_path: Path
+) -> None:
+    # Its effect on the server cannot be known: resumed, the run asks (never repeats it alone),
+    # on the act the call decides, so an approval makes exactly that call.
+    tag = marker()
+    configure(config_toml("fx", tag))
+    wait = {"name": "mcp__fx__wait", "arguments": {"seconds": 2}}
+    script = scenario(tmp_path / "s.json", {"tool_calls": [wait]}, {"text": "done"})
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        '[[policy.layers]]\nname = "t"\nrules = [{act = "mcp", effect = "allow", '
+        'pattern = "fx/*"}]\n'
+    )
+    store = str(tmp_path / "runs.db")
+    common = ("--store", store, "--workspace", str(project), "--policy", str(policy))
+    harness = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ioh_tui", "exec", "wait", "--provider", "scripted"),
+            *("--scenario", script, *common, "--json"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert harness.stdout is not None
+        for line in harness.stdout:  # until the call is under way
+            if json.loads(line)["event"] == "tool_call_started":
+                break
+        time.sleep(0.5)
+    finally:
+        harness.send_signal(signal.SIGKILL)
+        harness.wait(10)
+    resumed = ioh("resume", "1", "--headless", *common, "--on-approval", "approve", "--json")
+    assert resumed.returncode == 4, resumed.stderr  # --on-approval does not answer it
+    events = [json.loads(line) for line in resumed.stdout.splitlines()]
+    (asked,) = [e for e in events if e["event"] == "approval_requested"]
+    assert (asked["act"], asked["target"], asked["rule"], asked["layer"]) == (
+        "mcp",
+        "fx/wait",
+        "interrupted",
+        "recovery",
+    )
+    assert json.loads(asked["content"]) == {"seconds": 2}
+    assert not [e for e in events if e["event"] == "tool_call_finished"]
+    done = ioh("resume", "1", "--headless", "--decide", "approve", *common, "--json")
+    assert done.returncode == 0, done.stderr
+    finished = [json.loads(line) for line in done.stdout.splitlines()]
+    (made,) = [e for e in finished if e["event"] == "tool_call_finished"]
+    assert made["ok"] and made["name"] == "mcp__fx__wait", made
+    assert not [e for e in finished if e["event"] == "approval_requested"]
+    assert finished[-1]["outcome"] == "finished"
+    assert gone(tag)

@@ -1,8 +1,8 @@
 """Replaying an interrupted step from its journal, read back from a real (in-memory) store.
 
 What a resume does with each journalled call of the step a crash cut: a finished call's result is
-reused, a write whose content is on disk happened, one whose content is not must run, and a
-command's effect cannot be known (the operator decides).
+reused, a write whose content is on disk happened, one whose content is not must run, and the
+effect of a command or an MCP call cannot be known (the operator decides).
 """
 
 from __future__ import annotations
@@ -22,10 +22,16 @@ from ioh_tui.policy import Policy
 from ioh_tui.store import Store
 from ioh_tui.tools import ToolResult
 from ioh_tui.tools.files import content_hash
+from ioh_tui.tools.registry import EXEC as EXEC_TOOL
+from ioh_tui.tools.registry import WRITE_FILE
 from ioh_tui.verification import NoGate
 
 WRITE = ToolCall("c1", "write_file", {"path": "a.txt", "content": "new\n"})
 EXEC = ToolCall("c2", "exec", {"argv": ["make", "deploy"]})
+WRITES = WRITE_FILE.cut_ask is not None
+"""False: a write journals its intent, so a cut one is judged by what is on disk."""
+EXECS = EXEC_TOOL.cut_ask is not None
+"""True: a command's effect cannot be known."""
 
 
 @pytest.fixture
@@ -70,7 +76,7 @@ async def _journal(
 async def test_a_finished_call_is_reused_not_run_again(store: Store, tmp_path: Path) -> None:
     journal = await _journal(store, tmp_path, WRITE, intent=True, result=True)
 
-    replayed = replay(journal, tmp_path, 1, 0, WRITE)
+    replayed = replay(journal, tmp_path, 1, 0, WRITE, unknowable=WRITES)
 
     assert replayed == ToolResult("wrote a.txt (4 bytes)", changed=True)
 
@@ -79,28 +85,30 @@ async def test_a_write_whose_content_is_on_disk_happened(store: Store, tmp_path:
     journal = await _journal(store, tmp_path, WRITE, intent=True)
     (tmp_path / "a.txt").write_text("new\n")
 
-    assert replay(journal, tmp_path, 1, 0, WRITE) == ToolResult("wrote a.txt", changed=True)
+    assert replay(journal, tmp_path, 1, 0, WRITE, unknowable=WRITES) == ToolResult(
+        "wrote a.txt", changed=True
+    )
 
 
 async def test_a_write_whose_content_is_not_on_disk_runs(store: Store, tmp_path: Path) -> None:
     journal = await _journal(store, tmp_path, WRITE, intent=True)
     (tmp_path / "a.txt").write_text("old\n")
 
-    assert replay(journal, tmp_path, 1, 0, WRITE) is None
+    assert replay(journal, tmp_path, 1, 0, WRITE, unknowable=WRITES) is None
 
 
 async def test_an_open_command_is_left_to_the_operator(store: Store, tmp_path: Path) -> None:
     journal = await _journal(store, tmp_path, EXEC)
 
-    assert replay(journal, tmp_path, 1, 0, EXEC) is INTERRUPTED
+    assert replay(journal, tmp_path, 1, 0, EXEC, unknowable=EXECS) is INTERRUPTED
 
 
 async def test_a_different_call_at_that_position_runs(store: Store, tmp_path: Path) -> None:
     journal = await _journal(store, tmp_path, WRITE, intent=True, result=True)
     other = ToolCall("c1", "write_file", {"path": "a.txt", "content": "other\n"})
 
-    assert replay(journal, tmp_path, 1, 0, other) is None
-    assert replay(journal, tmp_path, 1, 1, WRITE) is None
+    assert replay(journal, tmp_path, 1, 0, other, unknowable=WRITES) is None
+    assert replay(journal, tmp_path, 1, 1, WRITE, unknowable=WRITES) is None
 
 
 async def test_a_finished_calls_images_come_back_with_it(store: Store, tmp_path: Path) -> None:
@@ -110,4 +118,13 @@ async def test_a_finished_calls_images_come_back_with_it(store: Store, tmp_path:
     done = ToolResult("a grey photo", images=(shown,))
     journal = await _journal(store, tmp_path, call, result=True, done=done)
 
-    assert replay(journal, tmp_path, 1, 0, call) == done
+    assert replay(journal, tmp_path, 1, 0, call, unknowable=True) == done
+
+
+async def test_an_open_mcp_call_is_left_to_the_operator(store: Store, tmp_path: Path) -> None:
+    # Its effect on whatever the server reaches cannot be known either (the tool's `cut_ask`).
+    call = ToolCall("c4", "mcp__fx__create", {"title": "x"})
+    journal = await _journal(store, tmp_path, call)
+
+    assert replay(journal, tmp_path, 1, 0, call, unknowable=True) is INTERRUPTED
+    assert replay(journal, tmp_path, 1, 0, call, unknowable=False) is None
