@@ -68,25 +68,22 @@ def test_an_ask_is_deferred_then_approved_with_resume(project: Path, tmp_path: P
     assert "mcp_ready" in kinds
 
 
-@pytest.mark.slow
-def test_no_server_is_left_after_the_harness_is_killed(project: Path, tmp_path: Path) -> None:
-    tag = marker()
-    configure(config_toml("fx", tag))
-    script = scenario(
-        tmp_path / "s.json",
-        {"tool_calls": [{"name": "mcp__fx__wait", "arguments": {"seconds": 60}}]},
-        {"text": "done"},
-    )
+def allowing_fx(tmp_path: Path) -> tuple[str, ...]:
+    """`--policy` options allowing every tool of server `fx` (no ask before the call)."""
     policy = tmp_path / "p.toml"
     policy.write_text(
         '[[policy.layers]]\nname = "t"\nrules = [{act = "mcp", effect = "allow", '
         'pattern = "fx/*"}]\n'
     )
+    return ("--policy", str(policy))
+
+
+def killed_mid_call(tag: str, script: str, *options: str) -> None:
+    """`exec` with `options`, SIGKILLed once the scripted call is under way on the server."""
     harness = subprocess.Popen(
         [
             *(sys.executable, "-m", "ioh_tui", "exec", "wait", "--provider", "scripted"),
-            *("--scenario", script, "--policy", str(policy), "--workspace", str(project)),
-            *("--store", str(tmp_path / "runs.db"), "--json"),
+            *("--scenario", script, *options, "--json"),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -105,6 +102,19 @@ def test_no_server_is_left_after_the_harness_is_killed(project: Path, tmp_path: 
     finally:
         harness.send_signal(signal.SIGKILL)
         harness.wait(10)
+
+
+@pytest.mark.slow
+def test_no_server_is_left_after_the_harness_is_killed(project: Path, tmp_path: Path) -> None:
+    tag = marker()
+    configure(config_toml("fx", tag))
+    script = scenario(
+        tmp_path / "s.json",
+        {"tool_calls": [{"name": "mcp__fx__wait", "arguments": {"seconds": 60}}]},
+        {"text": "done"},
+    )
+    store = ("--store", str(tmp_path / "runs.db"))
+    killed_mid_call(tag, script, *allowing_fx(tmp_path), "--workspace", str(project), *store)
     assert gone(tag, within_s=10), [p.cmdline() for p in processes_with(tag)]
 
 
@@ -182,31 +192,9 @@ def test_a_call_the_harness_s_crash_cut_is_the_operator_s_to_make_again(
     configure(config_toml("fx", tag))
     wait = {"name": "mcp__fx__wait", "arguments": {"seconds": 2}}
     script = scenario(tmp_path / "s.json", {"tool_calls": [wait]}, {"text": "done"})
-    policy = tmp_path / "p.toml"
-    policy.write_text(
-        '[[policy.layers]]\nname = "t"\nrules = [{act = "mcp", effect = "allow", '
-        'pattern = "fx/*"}]\n'
-    )
     store = str(tmp_path / "runs.db")
-    common = ("--store", store, "--workspace", str(project), "--policy", str(policy))
-    harness = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "ioh_tui", "exec", "wait", "--provider", "scripted"),
-            *("--scenario", script, *common, "--json"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert harness.stdout is not None
-        for line in harness.stdout:  # until the call is under way
-            if json.loads(line)["event"] == "tool_call_started":
-                break
-        time.sleep(0.5)
-    finally:
-        harness.send_signal(signal.SIGKILL)
-        harness.wait(10)
+    common = ("--store", store, "--workspace", str(project), *allowing_fx(tmp_path))
+    killed_mid_call(tag, script, *common)
     resumed = ioh("resume", "1", "--headless", *common, "--on-approval", "approve", "--json")
     assert resumed.returncode == 4, resumed.stderr  # --on-approval does not answer it
     events = [json.loads(line) for line in resumed.stdout.splitlines()]
