@@ -129,8 +129,15 @@ def limit_state(value: float, limit: float | None) -> LimitState:
     return ""
 
 
+RECOVERY = "recovery"
+"""The layer of a resume's ask about a call a crash cut (`engine/recovery.RECOVERY_LAYER`; the
+engine is not imported here, which the start screen's first frame must not wait for)."""
+
+
 def why_asked(rule: str | None, layer: str | None, act: str) -> str:
     """Why the policy asked: the rule and its layer, or the act's default tier."""
+    if layer == RECOVERY:
+        return "a crash cut this call: it may have run in part; approve makes it again"
     if rule is None:
         return f"default tier ({act} asks unless a rule allows it)"
     return f"rule `{rule}` in layer `{layer or '?'}`"

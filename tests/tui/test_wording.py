@@ -113,3 +113,12 @@ def test_every_stylesheet_a_screen_names_exists() -> None:
     assert names >= {"base", "app", "run", "approval", "gate", "help", "start"}
     for name in names:
         assert (styles_dir() / f"{name}.tcss").is_file(), name
+
+
+def test_a_resume_s_ask_about_a_cut_call_says_a_crash_cut_it() -> None:
+    from ioh_tui.engine.recovery import RECOVERY_LAYER, RECOVERY_RULE
+
+    assert describe.RECOVERY == RECOVERY_LAYER  # the app's copy of the engine's layer name
+    why = describe.why_asked(RECOVERY_RULE, RECOVERY_LAYER, "mcp")
+    assert why == "a crash cut this call: it may have run in part; approve makes it again"
+    assert describe.why_asked("t", "project", "exec") == "rule `t` in layer `project`"
