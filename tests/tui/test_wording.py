@@ -90,6 +90,23 @@ def test_totals_follow_the_root_run() -> None:
     assert totals.time_reading(lambda: now[0]) == "1:05"  # frozen at the finish
 
 
+def test_a_resumed_run_s_totals_start_from_what_it_spent() -> None:
+    totals = Totals()
+    started = ev.RunStarted(
+        run_id=1,
+        goal="g",
+        mode="workspace",
+        budgets={"time_budget_s": 7200},
+        resumed_from_step=3,
+        tokens=4200,
+        cost_usd=0.25,
+        elapsed_s=3600.0,
+    )
+    totals.apply(started, lambda: 100.0)
+    assert (totals.tokens_reading(), totals.cost_reading()) == ("4.2k", "$0.2500")
+    assert totals.time_reading(lambda: 130.0) == "1:00:30 / 2:00:00"
+
+
 def test_split_rows_pair_removals_with_additions() -> None:
     rows = [r for r in highlight.rows(DIFF) if r.kind in ("context", "change")]
     assert [(r.left_no, r.left, r.right_no, r.right) for r in rows] == [

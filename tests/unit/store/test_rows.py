@@ -166,3 +166,10 @@ async def test_one_calls_images_are_read_alone_once_committed(store: Store, run_
     assert await store.tool_images(run_id, 1, "c2") == (image,)
     assert await store.tool_images(run_id, 1, "c1") == ()  # a result without images
     assert await store.tool_images(run_id, 2, "c2") == ()
+
+
+async def test_a_run_s_cost_is_its_steps_sum_or_none(store: Store, run_id: int) -> None:
+    assert await store.run_cost(run_id) is None  # no step yet: no cost reported
+    await _commit(store, run_id, 1)
+    await _commit(store, run_id, 2)
+    assert await store.run_cost(run_id) == 1.0
