@@ -66,8 +66,9 @@ def show_command(args: argparse.Namespace) -> int:
     async def go() -> dict[str, Any]:
         async with _open(args) as store:
             run = await store.run(args.run_id)
+            driven = await store.driven_runs()
             return {
-                "run": {**asdict(run), "state": run_state(run, await store.driven_runs())},
+                "run": {**asdict(run), "state": run_state(run, driven)},
                 "steps": [asdict(s) for s in await store.steps(args.run_id)],
                 "tool_calls": [asdict(c) for c in await store.tool_calls(args.run_id)],
                 "approvals": [_stored_form(a) for a in await store.approvals(args.run_id)],
@@ -75,7 +76,10 @@ def show_command(args: argparse.Namespace) -> int:
                 "provider_calls": [asdict(p) for p in await store.provider_calls(args.run_id)],
                 "verification": [asdict(g) for g in await store.gate_attempts(args.run_id)],
                 "sandbox_events": [asdict(e) for e in await store.sandbox_events(args.run_id)],
-                "sub_agents": [asdict(c) for c in await store.children(args.run_id)],
+                "sub_agents": [
+                    {**asdict(c), "state": run_state(c, driven)}
+                    for c in await store.children(args.run_id)
+                ],
             }
 
     trace = asyncio.run(go())
@@ -132,7 +136,7 @@ def _print_trace(trace: dict[str, Any]) -> None:
         failed = sum(1 for p in attempts if p["failure"])
         say(f"model calls: {len(attempts)} attempts ({failed} failed)")
     for child in trace["sub_agents"]:
-        say(f"sub-agent {child['id']}: {child['goal']} -> {child['outcome'] or child['status']}")
+        say(f"sub-agent {child['id']}: {child['goal']} -> {child['state']}")
 
 
 def _print_sandbox(rows: list[dict[str, Any]]) -> None:

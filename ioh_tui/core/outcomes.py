@@ -34,6 +34,8 @@ class _StoredRun(Protocol):
     def status(self) -> str: ...
     @property
     def outcome(self) -> str | None: ...
+    @property
+    def root_run_id(self) -> int | None: ...
 
 
 def run_state(run: _StoredRun, driven: Container[int]) -> str:
@@ -47,9 +49,11 @@ def run_state(run: _StoredRun, driven: Container[int]) -> str:
         driven: Runs a live driver holds now (`Store.driven_runs`).
 
     Returns:
-        The outcome of an ended or paused run; `running` while a live driver holds it; `crashed`
-        when it was left running by a driver that is gone.
+        The outcome of an ended or paused run; `running` while a live driver holds it (a
+        sub-agent's is its tree's root's: only the root takes a lease); `crashed` when it was
+        left running by a driver that is gone.
     """
     if run.status == "running":
-        return "running" if run.id in driven else CRASHED
+        held = run.id in driven or (run.root_run_id is not None and run.root_run_id in driven)
+        return "running" if held else CRASHED
     return run.outcome or run.status

@@ -337,3 +337,36 @@ def test_a_command_cut_by_a_crash_is_asked_again_saying_so(project: Path, tmp_pa
     assert asked[-1].endswith(
         "exec sleep 30 (cut by a crash, it may have run in part: it runs again only if approved)"
     ), done.stderr
+
+
+def test_sub_agents_are_running_while_their_root_is_and_crashed_once_it_died(
+    tmp_path: Path,
+) -> None:
+    spawn = {"name": "spawn_agent", "arguments": {"goal": "survey", "max_steps": 3}}
+    child = {"turns": [{"text": "slow", "delay_ms": 60_000}]}
+    scenario = tmp_path / "s.json"
+    scenario.write_text(
+        json.dumps({"model": "m", "turns": [{"tool_calls": [spawn]}], "agents": {"survey": child}})
+    )
+    store = tmp_path / "store.db"
+    (tmp_path / "ws").mkdir()
+    argv = [sys.executable, "-m", "ioh_tui", "exec", "split", "--workspace", str(tmp_path / "ws")]
+    argv += ["--provider", "scripted", "--scenario", str(scenario), "--store", str(store)]
+    driver = subprocess.Popen(
+        [*argv, "--max-agents", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (store.exists() and len(_listed(store)) == 2):
+            assert time.monotonic() < deadline, "the child never started"
+            time.sleep(0.1)
+        # Only the root holds a lease: its live child is running, not crashed.
+        assert [r["state"] for r in _listed(store)] == ["running", "running"]
+    finally:
+        driver.kill()
+        driver.wait()
+    trace = json.loads(ioh("show", "1", "--json", "--store", str(store)).stdout)
+    [sub] = trace["sub_agents"]
+    assert (sub["status"], sub["state"]) == ("running", "crashed")
+    shown = ioh("show", "1", "--store", str(store)).stdout.splitlines()
+    assert shown[-1] == f"sub-agent {sub['id']}: survey -> crashed"
