@@ -309,6 +309,7 @@ async def tree_100(out: Path, tmp: Path) -> None:
 
 async def long_run(out: Path, tmp: Path) -> None:
     """A note and six big reads against a small window: a compaction, then its summary (`c`)."""
+    from ioh_tui.tui.screens.budget import BudgetModal
     from ioh_tui.tui.screens.summary import SummaryModal
     from tests.snapshots.apps.long_run import long_run
 
@@ -316,7 +317,15 @@ async def long_run(out: Path, tmp: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         screen = app.run_screen
         assert screen is not None
-        await until(pilot, lambda: screen.outcome is not None)
+        # Its last steps near the step cap: the offer to raise it is answered "let it finish"
+        # (unanswered, the engine would hold for it two minutes).
+        while screen.outcome is None:
+            await until(
+                pilot, lambda: screen.outcome is not None or isinstance(app.screen, BudgetModal)
+            )
+            if isinstance(app.screen, BudgetModal):
+                await pilot.press("f")
+                await until(pilot, lambda: not isinstance(app.screen, BudgetModal))
         await app.workers.wait_for_complete()
         await shoot(app, pilot, out, "long-run-compacted")
         await pilot.press("c")
