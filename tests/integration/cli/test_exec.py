@@ -370,3 +370,21 @@ def test_sub_agents_are_running_while_their_root_is_and_crashed_once_it_died(
     assert (sub["status"], sub["state"]) == ("running", "crashed")
     shown = ioh("show", "1", "--store", str(store)).stdout.splitlines()
     assert shown[-1] == f"sub-agent {sub['id']}: survey -> crashed"
+
+
+def test_headless_progress_names_the_rule_that_asked(tmp_path: Path) -> None:
+    policy = tmp_path / "p.toml"
+    policy.write_text(
+        '[[policy.layers]]\nname = "team"\nrules = [{act = "write", effect = "ask", '
+        'pattern = "*.txt"}]\n'
+    )
+    write = {"name": "write_file", "arguments": {"path": "a.txt", "content": "x"}}
+    scenario = write_scenario(tmp_path / "s.json", {"tool_calls": [write]}, {"text": "done"})
+    (tmp_path / "ws").mkdir()
+    done = ioh(
+        *("exec", "w", "--workspace", str(tmp_path / "ws"), "--provider", "scripted"),
+        *("--scenario", str(scenario), "--store", str(tmp_path / "s.db")),
+        *("--policy", str(policy), "--on-approval", "deny"),
+    )
+    asked = [line for line in done.stderr.splitlines() if line.startswith("  approval 1: ")]
+    assert asked == ["  approval 1: write a.txt (rule *.txt, layer team)", "  approval 1: deny"]
