@@ -72,9 +72,11 @@ KINDS: Mapping[str, ToolKind] = {
     "grep": "search",
     "find": "search",
     "note": "think",
+    "mcp_read_resource": "read",
+    "mcp_resources": "search",
 }
 """Our tool names to ACP's tool kinds; anything else (sub-agents, branches, MCP tools) is
-`other`, save an MCP tool named for fetching (`fetch`)."""
+`other`, save an MCP tool named for fetching (`fetch`). A resource read is a read."""
 
 MAX_SHOWN = 8000
 """Characters of a tool's output or a file sent in one update (the rest is in the store)."""
@@ -93,7 +95,7 @@ def tool_title(name: str, arguments: Mapping[str, Any]) -> str:
     """A one-line title: the tool and what it acts on (`exec pytest -q`, `write_file a.py`)."""
     if isinstance(argv := arguments.get("argv"), list):
         return f"{name} {' '.join(str(a) for a in argv)}"
-    for key in ("path", "pattern", "query", "goal", "rev", "message", "name"):
+    for key in ("path", "uri", "pattern", "query", "goal", "rev", "message", "name"):
         if isinstance(value := arguments.get(key), str) and value:
             return f"{name} {value.splitlines()[0][:120]}"
     return name

@@ -89,9 +89,15 @@ def mcp_command(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         count = f"{len(row.tools)} tools" if row.state == "ready" else row.state
+        if row.resources:
+            count += f", {len(row.resources)} resources"
         say(f"{row.name}  {row.kind}  {count}  {row.line}")
         if row.error:
             say(f"  error: {row.error}")
-        elif row.tools:
+            continue
+        if row.tools:
             say(f"  tools: {', '.join(row.tools)}")
+        if row.resources:
+            uris = (f"{r['uri']}{' (template)' if r['template'] else ''}" for r in row.resources)
+            say(f"  resources: {', '.join(uris)}")
     return 0

@@ -18,7 +18,7 @@ from typing import Any
 from ioh_tui.engine.contract import TaskContract
 from ioh_tui.engine.decide import DecisionRules
 from ioh_tui.engine.state import Deps, RunState
-from ioh_tui.fleet.mcp import call_root_server
+from ioh_tui.fleet.mcp import call_root_server, read_root_resource
 from ioh_tui.fleet.wire import Reply, Request, Stale, portable
 
 log = logging.getLogger(__name__)
@@ -183,6 +183,8 @@ class Server:
                 return await self._spawn(p, *args)
             case "mcp":
                 return await call_root_server(p, *args)
+            case "mcp_read":
+                return await read_root_resource(p, *args)
         raise ValueError(f"unknown fleet request {request.op!r}")
 
     async def _spawn(

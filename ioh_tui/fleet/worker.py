@@ -26,7 +26,7 @@ from ioh_tui.engine.loop import drive
 from ioh_tui.engine.state import Deps, RunState
 from ioh_tui.fleet.copies import Patch, changes, unpack
 from ioh_tui.fleet.link import Link, RemoteApprover, RemoteStore, RemoteTree
-from ioh_tui.fleet.mcp import RootServers, offered
+from ioh_tui.fleet.mcp import RootServers, offered, offered_resources
 from ioh_tui.hooks import HookSet
 from ioh_tui.policy import Approver
 from ioh_tui.providers.base import Provider
@@ -37,7 +37,7 @@ from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
 
 if TYPE_CHECKING:
-    from ioh_tui.mcp.connection import ToolInfo
+    from ioh_tui.mcp.connection import ResourceInfo, ToolInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +69,8 @@ class ChildSpec:
     """The workspace packed (`copies.pack`) when the node does not share it (None: it does)."""
     mcp: tuple[tuple[str, ToolInfo], ...] = ()
     """(server, tool) of the root's running MCP servers: the child calls them through the root."""
+    mcp_resources: tuple[ResourceInfo, ...] = ()
+    """The resources those servers list: the child reads them through the root."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,7 @@ def spec_for(
         recheck,
         copy,
         offered(p),
+        offered_resources(p),
     )
 
 
@@ -155,8 +158,8 @@ class ChildWorker:
 
     async def _drive(self, spec: ChildSpec, hub: Any, root: Path) -> Done:
         link = Link(hub, spec.run_id, spec.epoch)
-        if spec.mcp:
-            spec.tools.attach(RootServers(spec.mcp, link.call))
+        if spec.mcp or spec.mcp_resources:
+            spec.tools.attach(RootServers(spec.mcp, link.call, spec.mcp_resources))
         p = Deps(
             run_id=spec.run_id,
             who=spec.who,

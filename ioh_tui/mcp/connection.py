@@ -1,4 +1,4 @@
-"""One server's session: started, its tools listed (again when it says they changed), stopped.
+"""One server's session: started, its tools and resources listed (again on a change), stopped.
 
 The SDK's `Client` holds task groups that must be left by the task that entered them, so each
 server lives in a task of its own (`_serve`) that enters the client, reports ready and waits to be
@@ -46,6 +46,33 @@ class ToolInfo:
     """The server's annotations (`readOnlyHint` and the like): shown, never trusted."""
 
 
+@dataclass(frozen=True, slots=True)
+class ResourceInfo:
+    """A resource, or a resource template, as the server lists it."""
+
+    server: str
+    uri: str
+    """The resource's URI, or a template's RFC 6570 URI template."""
+    name: str
+    description: str = ""
+    mime_type: str | None = None
+    template: bool = False
+
+    def described(self) -> dict[str, Any]:
+        """As `mcp list --json` gives it (without the server, the row's own)."""
+        return {
+            "uri": self.uri,
+            "name": self.name,
+            "description": self.description,
+            "mime_type": self.mime_type,
+            "template": self.template,
+        }
+
+
+MAX_LIST_PAGES = 100
+"""Pages read of one list: a server that pages on for ever is cut here."""
+
+
 class CallFailed(Exception):
     """The call did not complete: the server died, timed out or broke the protocol."""
 
@@ -58,6 +85,8 @@ class Connection:
         self.state: State = "starting"
         self.error: str | None = None
         self.tools: tuple[ToolInfo, ...] = ()
+        self.resources: tuple[ResourceInfo, ...] = ()
+        """Its resources, then its resource templates (none unless it declares resources)."""
         self.backend: str | None = None
         """The sandbox rung a local server runs under."""
         self.network = False
@@ -131,13 +160,13 @@ class Connection:
         return service_streams(service)
 
     async def refresh(self) -> None:
-        """List the server's tools again (every page)."""
+        """List the server's tools and resources again (every page)."""
         client = self._client
         if client is None:
             return
         found: list[ToolInfo] = []
         cursor: str | None = None
-        for _ in range(100):
+        for _ in range(MAX_LIST_PAGES):
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 hints = (
@@ -152,18 +181,53 @@ class Connection:
             if cursor is None:
                 break
         self.tools = tuple(found)
+        await self._list_resources(client)
         if self._on_change is not None:
             self._on_change()
 
+    async def _list_resources(self, client: Client) -> None:
+        """Its resources and templates, when it declares resources (a failure lists none)."""
+        capabilities = client.server_capabilities
+        if capabilities is None or capabilities.resources is None:
+            return
+        name = self.spec.name
+        found: list[ResourceInfo] = []
+        try:
+            cursor: str | None = None
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_resources(cursor=cursor)
+                found.extend(
+                    ResourceInfo(name, r.uri, r.name, r.description or "", r.mime_type)
+                    for r in page.resources
+                )
+                if (cursor := page.next_cursor) is None:
+                    break
+            for _ in range(MAX_LIST_PAGES):
+                listed = await client.list_resource_templates(cursor=cursor)
+                found.extend(
+                    ResourceInfo(
+                        name, t.uri_template, t.name, t.description or "", t.mime_type, True
+                    )
+                    for t in listed.resource_templates
+                )
+                if (cursor := listed.next_cursor) is None:
+                    break
+        except MCPError as exc:  # tools without resources still serve
+            _log.warning("mcp server %s: listing its resources failed: %s", name, exc)
+        self.resources = tuple(found)
+
     async def _on_message(self, message: IncomingMessage) -> None:
-        """A handshake-era server announces a changed tool list as a notification."""
-        if isinstance(message, mcp_types.ToolListChangedNotification):
+        """A handshake-era server announces a changed list as a notification."""
+        changed = (mcp_types.ToolListChangedNotification, mcp_types.ResourceListChangedNotification)
+        if isinstance(message, changed):
             self._refreshing = asyncio.get_running_loop().create_task(self._refresh_quietly())
 
     async def _listen(self, client: Client) -> None:
         """A 2026-07-28 server announces it through a `subscriptions/listen` stream."""
         with contextlib.suppress(ListenNotSupportedError, MCPError, RuntimeError, TimeoutError):
-            async with client.listen(tools_list_changed=True) as events:
+            async with client.listen(
+                tools_list_changed=True, resources_list_changed=True
+            ) as events:
                 async for _ in events:
                     await self._refresh_quietly()
 
@@ -192,14 +256,7 @@ class Connection:
         except TimeoutError:
             raise CallFailed(f"no answer within {timeout_s:.0f} s") from None
         except (MCPError, OSError, ValueError) as exc:
-            if self._service is not None:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._service.process.wait(), 1.0)
-                if self._service.returncode is not None:
-                    self.state = "exited"
-                    self.error = _why(exc, self._service)
-                    raise CallFailed(f"the server exited: {self.error}") from None
-            raise CallFailed(_brief(exc)) from None
+            raise await self._failure(exc) from None
         refreshing = self._refreshing
         if refreshing is not None and not refreshing.done():
             # A call that changed the tool list (its server said so before answering) returns
@@ -208,6 +265,38 @@ class Connection:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(refreshing), timeout_s)
         return result
+
+    async def read(self, uri: str, timeout_s: float) -> mcp_types.ReadResourceResult:
+        """Read the resource at `uri`.
+
+        Raises:
+            CallFailed: the server is not running, died, refused the read or did not answer.
+        """
+        client = self._client
+        if client is None or self.state != "ready":
+            raise CallFailed(f"server {self.spec.name} is not running ({self.describe_state()})")
+        try:
+            return await asyncio.wait_for(client.read_resource(uri), timeout_s)
+        except TimeoutError:
+            raise CallFailed(f"no answer within {timeout_s:.0f} s") from None
+        except (MCPError, OSError, ValueError) as exc:
+            raise await self._failure(exc) from None
+
+    async def _failure(self, exc: BaseException) -> CallFailed:
+        """Why a request failed: the server's exit (then it is `exited`), or the error.
+
+        An error the server answered with is its own; a broken connection may be its exit.
+        """
+        service = self._service
+        answered = isinstance(exc, MCPError) and exc.code != mcp_types.CONNECTION_CLOSED
+        if service is not None and not answered:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(service.process.wait(), 1.0)
+            if service.returncode is not None:
+                self.state = "exited"
+                self.error = _why(exc, service)
+                return CallFailed(f"the server exited: {self.error}")
+        return CallFailed(_brief(exc))
 
     def describe_state(self) -> str:
         """The state, with the error when there is one."""

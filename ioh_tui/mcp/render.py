@@ -1,4 +1,4 @@
-"""A tool result as the model reads it: text kept, images shown, binary resources described.
+"""A tool result or a resource read as the model reads it: text kept, images shown, rest described.
 
 An image block is described by its type and size in the text, and shown to the model as
 `view_image` shows a file (`tools/images.py`: recognised by its bytes, scaled to the provider's
@@ -41,6 +41,26 @@ def render_shown(
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False, indent=1))
     return ("\n".join(parts) if parts else "(no content)"), tuple(images)
+
+
+def render_contents(
+    result: mcp_types.ReadResourceResult, name: str, vision: Vision | None, model: str | None
+) -> tuple[str, tuple[Image, ...]]:
+    """A resource read's contents as `render_shown` renders a result's (`name`: `SERVER/URI`).
+
+    Text is inlined under its URI; a blob whose type is an image is shown as an image block is.
+    """
+    images: list[Image] = []
+    parts = []
+    for inner in result.contents:
+        if isinstance(inner, mcp_types.TextResourceContents):
+            parts.append(f"[resource {inner.uri}]\n{inner.text}")
+        elif (mime := inner.mime_type or "").startswith("image/") and model is not None:
+            block = mcp_types.ImageContent(type="image", data=inner.blob, mime_type=mime)
+            parts.append(f"[resource {inner.uri}] {_image(block, name, vision, model, images)}")
+        else:
+            parts.append(_block(mcp_types.EmbeddedResource(type="resource", resource=inner)))
+    return ("\n".join(parts) if parts else "(no contents)"), tuple(images)
 
 
 def _image(

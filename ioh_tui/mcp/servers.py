@@ -19,7 +19,7 @@ from ioh_tui.tools.base import Tool
 if TYPE_CHECKING:
     import mcp_types
 
-    from ioh_tui.mcp.connection import Connection, ToolInfo
+    from ioh_tui.mcp.connection import Connection, ResourceInfo, ToolInfo
 
 NetworkFor = Callable[[ServerSpec], bool]
 """Whether a local server gets the network (a `net` rule allows its command line)."""
@@ -38,10 +38,15 @@ class ServerRow:
     tools: tuple[str, ...]
     backend: str | None = None
     network: bool = False
+    resources: tuple[dict[str, Any], ...] = ()
+    """Its resources, then its templates: uri, name, description, mime_type, template."""
 
 
 class McpServers:
-    """The servers of one run; `tools()` is what they offer now (refreshed on list-changed)."""
+    """The servers of one run; `tools()` is what they offer now (refreshed on list-changed).
+
+    Each server's tools, and the two resource tools while any server lists resources.
+    """
 
     def __init__(self, specs: Sequence[ServerSpec]) -> None:
         self.specs = tuple(specs)
@@ -62,6 +67,7 @@ class McpServers:
         self._rebuild()
 
     def _rebuild(self) -> None:
+        from ioh_tui.mcp.resources import resource_tools
         from ioh_tui.mcp.tools import mcp_tool
 
         tools: list[Tool] = []
@@ -72,7 +78,29 @@ class McpServers:
                 tool = mcp_tool(connection, info)
                 if tool is not None:
                     tools.append(tool)
+        if self.resources():
+            tools.extend(resource_tools(self.resources, self.read))
         self._tools = tuple(tools)
+
+    def resources(self) -> tuple[ResourceInfo, ...]:
+        """The resources and templates the running servers list now."""
+        return tuple(r for c in self._connections if c.state == "ready" for r in c.resources)
+
+    async def read(self, server: str, uri: str, timeout_s: float) -> mcp_types.ReadResourceResult:
+        """Read `server`'s resource at `uri` (for the run's tools and a child elsewhere).
+
+        Raises:
+            CallFailed: no such server is running, or the read failed.
+        """
+        return await self._running(server).read(uri, timeout_s)
+
+    def _running(self, server: str) -> Connection:
+        from ioh_tui.mcp.connection import CallFailed
+
+        for connection in self._connections:
+            if connection.spec.name == server and connection.state == "ready":
+                return connection
+        raise CallFailed(f"the MCP server {server} is not running")
 
     def offered(self) -> tuple[tuple[str, ToolInfo], ...]:
         """(server, tool) of every tool the running servers list now, for a child elsewhere."""
@@ -88,12 +116,7 @@ class McpServers:
         Raises:
             CallFailed: no such server is running.
         """
-        from ioh_tui.mcp.connection import CallFailed
-
-        for connection in self._connections:
-            if connection.spec.name == server and connection.state == "ready":
-                return await connection.call(tool, arguments, timeout_s)
-        raise CallFailed(f"the MCP server {server} is not running")
+        return await self._running(server).call(tool, arguments, timeout_s)
 
     def tools(self) -> tuple[Tool, ...]:
         """The tools the running servers offer now."""
@@ -114,6 +137,7 @@ class McpServers:
                 tuple(t.name for t in c.tools),
                 c.backend,
                 c.network,
+                tuple(r.described() for r in c.resources),
             )
             for c in self._connections
         ]

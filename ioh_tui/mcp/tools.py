@@ -18,7 +18,16 @@ from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
 from ioh_tui.mcp.connection import CallFailed, Connection, ToolInfo
 from ioh_tui.mcp.spec import tool_name
-from ioh_tui.tools.base import Asked, Deferral, Refusal, Tool, ToolContext, ToolResult, cap
+from ioh_tui.tools.base import (
+    Asked,
+    Deferral,
+    Permit,
+    Refusal,
+    Tool,
+    ToolContext,
+    ToolResult,
+    cap,
+)
 
 _HINTS = (
     ("readOnlyHint", "read-only", "may change things"),
@@ -81,17 +90,11 @@ async def call_tool(
     """Decide the call (`mcp` on `SERVER/TOOL`), then make it and render what came back."""
     asked = _asked(server, info, args)
     target, content = asked.target, asked.content
-    answer = await ctx.decide(Act.MCP, target, content=content, preview=hints_line(info.hints))
-    if isinstance(answer, Refusal):
-        return ToolResult(answer.observation, ok=False, refused=True)
-    if isinstance(answer, Deferral):
-        return ToolResult(f"[{exposed} deferred]", ok=False, deferred=answer.request_id)
-    if answer.target != target:
-        return ToolResult(
-            f"[{exposed} refused] {target}: an MCP call's server and tool cannot be rewritten",
-            ok=False,
-            refused=True,
-        )
+    answer = await decided(
+        ctx, exposed, target, content, hints_line(info.hints), "an MCP call's server and tool"
+    )
+    if isinstance(answer, ToolResult):
+        return answer
     arguments: Any = dict(args)
     if answer.content is not None and answer.content != content:
         try:
@@ -120,6 +123,25 @@ async def call_tool(
     if result.is_error:
         return ToolResult(f"[{exposed} error]\n{text}{note}", ok=False, changed=True, images=images)
     return ToolResult(f"{text}{note}", changed=True, meta={"server": server}, images=images)
+
+
+async def decided(
+    ctx: ToolContext, name: str, target: str, content: str | None, preview: str | None, what: str
+) -> Permit | ToolResult:
+    """The act `mcp` on `target` decided: permitted (its target unchanged), or why not.
+
+    `what` names the target's parts for a refused rewrite of them.
+    """
+    answer = await ctx.decide(Act.MCP, target, content=content, preview=preview)
+    if isinstance(answer, Refusal):
+        return ToolResult(answer.observation, ok=False, refused=True)
+    if isinstance(answer, Deferral):
+        return ToolResult(f"[{name} deferred]", ok=False, deferred=answer.request_id)
+    if answer.target != target:
+        return ToolResult(
+            f"[{name} refused] {target}: {what} cannot be rewritten", ok=False, refused=True
+        )
+    return answer
 
 
 def hints_line(hints: Mapping[str, Any]) -> str | None:

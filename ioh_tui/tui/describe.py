@@ -34,6 +34,10 @@ _VERBS = {
 }
 
 
+RESOURCE_TOOLS = ("mcp_resources", "mcp_read_resource")
+"""The MCP resource tools' names (`mcp/resources.py`), copied: the app does not load the SDK."""
+
+
 def relative(path: str, root: Path | None) -> str:
     """`path` relative to the workspace `root` when it lies inside it, else unchanged.
 
@@ -68,6 +72,11 @@ def tool_line(name: str, arguments: Mapping[str, Any], root: Path | None = None)
         server, tool = name[5:].split("__", 1)
         args = json.dumps(dict(arguments), ensure_ascii=False) if arguments else ""
         return one_line(f"mcp {server}/{tool} {args}".rstrip(), 120)
+    if name == RESOURCE_TOOLS[0]:
+        return f"mcp resources {arguments.get('server') or ''}".rstrip()
+    if name == RESOURCE_TOOLS[1]:
+        # Named as the policy names a read: `SERVER/URI`.
+        return one_line(f"mcp {arguments.get('server', '')}/{arguments.get('uri', '')}", 120)
     verb = _VERBS.get(name, name)
     path = relative(str(arguments.get("path", "")), root) if "path" in arguments else ""
     if name == "exec":

@@ -33,12 +33,21 @@ DIFF = """--- a/calc.py
         ("find", {"pattern": "*.py"}, "find *.py"),
         ("mcp__github__create_issue", {"title": "bug"}, 'mcp github/create_issue {"title": "bug"}'),
         ("mcp__fx__ping", {}, "mcp fx/ping"),
+        ("mcp_resources", {}, "mcp resources"),
+        ("mcp_resources", {"server": "fx"}, "mcp resources fx"),
+        ("mcp_read_resource", {"server": "fx", "uri": "memo://a"}, "mcp fx/memo://a"),
     ],
 )
 def test_a_tool_call_reads_as_verb_and_workspace_relative_path(
     name: str, arguments: dict[str, object], line: str
 ) -> None:
     assert describe.tool_line(name, arguments, Path("/work/p")) == line
+
+
+def test_the_apps_copy_of_the_resource_tools_names_is_the_tools_own() -> None:
+    from ioh_tui.mcp.resources import LIST_TOOL, READ_TOOL
+
+    assert describe.RESOURCE_TOOLS == (LIST_TOOL, READ_TOOL)
 
 
 def test_numbers_and_limits() -> None:

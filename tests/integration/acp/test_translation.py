@@ -40,6 +40,8 @@ from ioh_tui.policy import ApprovalRequest
         ("spawn_agent", "other"),
         ("mcp__web__fetch_url", "fetch"),
         ("mcp__gh__list_issues", "other"),
+        ("mcp_read_resource", "read"),
+        ("mcp_resources", "search"),
     ],
 )
 def test_each_tool_has_its_acp_kind(name: str, kind: str) -> None:

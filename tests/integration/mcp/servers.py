@@ -47,17 +47,21 @@ def marker() -> str:
     return f"ioh-mcp-test-{uuid.uuid4().hex[:12]}"
 
 
-def stdio_spec(name: str = "fx", tag: str = "", **kw: object) -> ServerSpec:
-    """The fixture server on stdio, with `tag` on its command line."""
-    return ServerSpec(name, command=sys.executable, args=(str(SERVER), tag), **kw)  # type: ignore[arg-type]
+def stdio_spec(
+    name: str = "fx", tag: str = "", *, resources: bool = False, **kw: object
+) -> ServerSpec:
+    """The fixture server on stdio, with `tag` on its command line (and its resources)."""
+    args = (str(SERVER), tag, *(["--resources"] if resources else []))
+    return ServerSpec(name, command=sys.executable, args=args, **kw)  # type: ignore[arg-type]
 
 
-def config_toml(name: str, tag: str) -> str:
-    """A configuration file declaring the fixture server on stdio."""
+def config_toml(name: str, tag: str, *, resources: bool = False) -> str:
+    """A configuration file declaring the fixture server on stdio (with its resources)."""
+    more = ', "--resources"' if resources else ""
     return (
         f"[mcp.servers.{name}]\n"
         f'command = "{sys.executable}"\n'
-        f'args = ["{SERVER}", "{tag}"]\n'
+        f'args = ["{SERVER}", "{tag}"{more}]\n'
         'env = { FIXTURE_VAR = "from-config" }\n'
     )
 

@@ -120,7 +120,11 @@ def test_no_server_is_left_after_the_harness_is_killed(project: Path, tmp_path: 
 
 def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> None:
     tag = marker()
-    configure(config_toml("fx", tag) + '\n[mcp.servers.broken]\ncommand = "/nonexistent/server"\n')
+    configure(
+        config_toml("fx", tag)
+        + '\n[mcp.servers.broken]\ncommand = "/nonexistent/server"\n\n'
+        + config_toml("notes", tag, resources=True)
+    )
     shown = ioh("mcp", "list", "--workspace", str(tmp_path))
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
@@ -128,9 +132,21 @@ def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> No
     assert "command not found" in lines[1]
     assert lines[2].startswith("fx  stdio  9 tools  ")
     assert "echo" in lines[3] and "where" in lines[3]
+    assert lines[4].startswith("notes  stdio  10 tools, 4 resources  ")
+    assert lines[6] == (
+        "  resources: memo://note, memo://pixel, memo://blob, memo://notes/{name} (template)"
+    )
     as_json = json.loads(ioh("mcp", "list", "--json", "--workspace", str(tmp_path)).stdout)
     rows = {row["name"]: row for row in as_json["servers"]}
     assert rows["fx"]["state"] == "ready" and "crash" in rows["fx"]["tools"]
+    assert rows["fx"]["resources"] == []
+    assert rows["notes"]["resources"][0] == {
+        "uri": "memo://note",
+        "name": "note",
+        "description": "A short note.",
+        "mime_type": "text/plain",
+        "template": False,
+    }
     assert rows["broken"]["state"] == "failed" and rows["broken"]["tools"] == []
     assert gone(tag)
 

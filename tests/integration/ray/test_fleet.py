@@ -408,13 +408,16 @@ async def test_exec_with_ray_address_runs_the_tree_on_the_cluster(
 
 async def test_remote_children_call_the_roots_mcp_server(fleet: RayFleet, project: Path) -> None:
     """The server runs once, at the root; children on the nodes are offered its tools and
-    their calls are made there, decided by their own policy as for a local child."""
+    resources, and their calls and reads are made there, decided by their own policy as for a
+    local child."""
     from tests.integration.mcp.servers import gone, marker, stdio_spec
 
     tag = marker()
+    note = {"server": "fx", "uri": "memo://notes/remote"}
     child = {
         "turns": [
             {"tool_calls": [{"name": "mcp__fx__echo", "arguments": {"text": "from a node"}}]},
+            {"tool_calls": [{"name": "mcp_read_resource", "arguments": note}]},
             {"text": "Child done."},
         ]
     }
@@ -426,7 +429,7 @@ async def test_remote_children_call_the_roots_mcp_server(fleet: RayFleet, projec
             policy=Policy.permissive(),
             sandbox=select("floor"),
             fleet=fleet,
-            mcp=(stdio_spec(tag=tag),),
+            mcp=(stdio_spec(tag=tag, resources=True),),
         )
         contract = TaskContract.workspace("split", project, NoGate())
         containment = Containment(max_total_agents=4, max_concurrent=4, max_depth=1)
@@ -437,6 +440,8 @@ async def test_remote_children_call_the_roots_mcp_server(fleet: RayFleet, projec
     assert all(c.outcome == "finished" and c.id in fleet.placed for c in children)
     echoes = [c for c in calls if c.name == "mcp__fx__echo"]
     assert len(echoes) == 4 and all(c.ok and c.output == "echo: from a node" for c in echoes)
+    reads = [c.output for c in calls if c.name == "mcp_read_resource"]
+    assert reads == ["[resource memo://notes/remote]\nthe note called remote"] * 4
     # (A tool a child was not offered would be "[unknown tool ...]", not ok.)
     assert gone(tag), "the server outlived the tree"
 
