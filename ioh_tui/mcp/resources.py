@@ -118,9 +118,17 @@ async def read_resource(
         if known
         else None
     )
-    answer = await decided(ctx, READ_TOOL, target, None, preview, "a read's server and URI")
+    prefix = f"{server}/"
+
+    def same_server(rewritten: str) -> bool:
+        return rewritten.startswith(prefix) and bool(_SCHEME.match(rewritten[len(prefix) :]))
+
+    why = f"a read can be rewritten only to another URI of {server} ({prefix}SCHEME:...)"
+    answer = await decided(ctx, READ_TOOL, target, None, preview, why, same_server)
     if isinstance(answer, ToolResult):
         return answer
+    # The person asked may point the read at another of the server's URIs.
+    target, uri = answer.target, answer.target[len(prefix) :]
     wall = ctx.wall_s()
     if wall <= 0:
         return ToolResult(f"[{READ_TOOL} not run] the run's time budget is spent", ok=False)

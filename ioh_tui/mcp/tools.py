@@ -91,7 +91,12 @@ async def call_tool(
     asked = _asked(server, info, args)
     target, content = asked.target, asked.content
     answer = await decided(
-        ctx, exposed, target, content, hints_line(info.hints), "an MCP call's server and tool"
+        ctx,
+        exposed,
+        target,
+        content,
+        hints_line(info.hints),
+        "an MCP call's server and tool cannot be rewritten",
     )
     if isinstance(answer, ToolResult):
         return answer
@@ -126,20 +131,29 @@ async def call_tool(
 
 
 async def decided(
-    ctx: ToolContext, name: str, target: str, content: str | None, preview: str | None, what: str
+    ctx: ToolContext,
+    name: str,
+    target: str,
+    content: str | None,
+    preview: str | None,
+    why: str,
+    rewritable: Callable[[str], bool] = lambda _: False,
 ) -> Permit | ToolResult:
-    """The act `mcp` on `target` decided: permitted (its target unchanged), or why not.
+    """The act `mcp` on `target` decided: permitted, or why not.
 
-    `what` names the target's parts for a refused rewrite of them.
+    A target rewritten by the person asked is refused (saying `why`) unless `rewritable`
+    accepts it; the decider has already held a rewritten target against the deny rules.
     """
     answer = await ctx.decide(Act.MCP, target, content=content, preview=preview)
     if isinstance(answer, Refusal):
         return ToolResult(answer.observation, ok=False, refused=True)
     if isinstance(answer, Deferral):
         return ToolResult(f"[{name} deferred]", ok=False, deferred=answer.request_id)
-    if answer.target != target:
+    if answer.target != target and not rewritable(answer.target):
         return ToolResult(
-            f"[{name} refused] {target}: {what} cannot be rewritten", ok=False, refused=True
+            f"[{name} refused] {answer.target}: {why}",
+            ok=False,
+            refused=True,
         )
     return answer
 

@@ -37,12 +37,26 @@ def scenario(path: Path, *turns: dict[str, Any]) -> str:
     return str(path)
 
 
-def test_an_ask_is_deferred_then_approved_with_resume(project: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "arguments", "target", "output"),
+    [
+        ("mcp__fx__where", {}, "fx/where", "FIXTURE_VAR=from-config"),
+        (
+            "mcp_read_resource",
+            {"server": "fx", "uri": "memo://note"},
+            "fx/memo://note",
+            "[resource memo://note]\na note",
+        ),
+    ],
+)
+def test_an_ask_is_deferred_then_approved_with_resume(
+    project: Path, tmp_path: Path, name: str, arguments: dict[str, str], target: str, output: str
+) -> None:
     tag = marker()
-    configure(config_toml("fx", tag))
+    configure(config_toml("fx", tag, resources=True))
     script = scenario(
         tmp_path / "s.json",
-        {"tool_calls": [{"name": "mcp__fx__where", "arguments": {}}]},
+        {"tool_calls": [{"name": name, "arguments": arguments}]},
         {"text": "done"},
     )
     store = str(tmp_path / "runs.db")
@@ -54,13 +68,13 @@ def test_an_ask_is_deferred_then_approved_with_resume(project: Path, tmp_path: P
     assert first.returncode == 4, first.stderr  # paused on the decision
     events = [json.loads(line) for line in first.stdout.splitlines()]
     (asked,) = [e for e in events if e["event"] == "approval_requested"]
-    assert (asked["act"], asked["target"]) == ("mcp", "fx/where")
+    assert (asked["act"], asked["target"]) == ("mcp", target)
     assert gone(tag), "the server outlived the paused run"
     done = ioh("resume", "1", "--headless", "--decide", "approve", *common, "--json")
     assert done.returncode == 0, done.stderr
     finished = [json.loads(line) for line in done.stdout.splitlines()]
     (result,) = [e for e in finished if e["event"] == "tool_call_finished"]
-    assert result["ok"] and "FIXTURE_VAR=from-config" in result["output"]
+    assert result["ok"] and output in result["output"]
     assert finished[-1]["outcome"] == "finished"
     assert gone(tag)
     shown = json.loads(ioh("show", "1", "--json", "--store", store).stdout)

@@ -139,3 +139,33 @@ def test_a_long_listing_is_capped_like_every_observation() -> None:
     result = list_resources(many, "", Ctx())  # type: ignore[arg-type]
     assert result.output.startswith("server big: 2000 resources, 0 templates\n")
     assert len(result.output) < 4_100 and "characters elided ...]" in result.output
+
+
+async def test_a_read_rewritten_to_another_uri_of_its_server_reads_that_one(
+    project: Path,
+) -> None:
+    provider = scripted(
+        read("memo://note"), read("memo://note"), read("memo://note"), {"text": "x"}
+    )
+    approver = Scripted(
+        Decision.rewrite(target="fx/memo://notes/beta"),
+        Decision.rewrite(target="other/memo://note"),
+        Decision.rewrite(target="fx/memo://blob"),  # crosses the deny rule below
+    )
+    policy = Policy.default().layer("team").deny_mcp("fx/memo://blob")
+    _, calls = await drive(
+        project,
+        provider,
+        (stdio_spec(tag=marker(), resources=True),),
+        policy=policy,
+        approver=approver,
+    )
+    assert calls[0].ok and calls[0].output.startswith(
+        "[resource memo://notes/beta]\nthe note called beta\n(the operator rewrote this action "
+        "before approving it: mcp fx/memo://notes/beta)"
+    )
+    assert calls[1].refused and calls[1].output == (
+        "[mcp_read_resource refused] other/memo://note: a read can be rewritten only to another "
+        "URI of fx (fx/SCHEME:...)"
+    )
+    assert calls[2].refused and "an approved rewrite may not cross a deny" in calls[2].output
