@@ -17,6 +17,15 @@ from ioh_tui.policy import Decision, Rule
 from ioh_tui.store import ApprovalRow
 
 
+def why_asked(rule: str | None, layer: str | None) -> str:
+    """Why a decision is asked, as the command line says it after the act (or nothing)."""
+    from ioh_tui.engine.recovery import RECOVERY_LAYER
+
+    if layer == RECOVERY_LAYER:
+        return " (cut by a crash, it may have run in part: it runs again only if approved)"
+    return f" (rule {rule}, layer {layer})" if rule else ""
+
+
 def check_decide(args: argparse.Namespace) -> None:
     """Each option only with its answer, and a rewrite with its text.
 

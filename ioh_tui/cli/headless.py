@@ -10,7 +10,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from ioh_tui.cli.decide import check_decide, decision_of, needs_request
+from ioh_tui.cli.decide import check_decide, decision_of, needs_request, why_asked
 from ioh_tui.cli.extensions import run_extensions
 from ioh_tui.cli.fleet import connect_fleet, need_a_tree
 from ioh_tui.cli.new_run import configured_run
@@ -39,7 +39,6 @@ from ioh_tui.engine import (
 from ioh_tui.engine.bus import Observer
 from ioh_tui.engine.contract import TERMINAL
 from ioh_tui.engine.decide import request_from_row, save_remembered
-from ioh_tui.engine.recovery import RECOVERY_LAYER
 from ioh_tui.engine.tree import Fleet
 from ioh_tui.policy import ApprovalRequest, ApproveAll, Approver, Decision, DeferAll, DenyAll
 from ioh_tui.policy.approver import WaitApprover
@@ -167,10 +166,7 @@ def _within_step(event: ev.Event) -> str | None:
 
 def _asked(event: ev.ApprovalRequested) -> str:
     """A decision asked for, with the rule that asked (why it was not left to --on-approval)."""
-    if event.layer == RECOVERY_LAYER:
-        why = " (cut by a crash, it may have run in part: it runs again only if approved)"
-    else:
-        why = f" (rule {event.rule}, layer {event.layer})" if event.rule else ""
+    why = why_asked(event.rule, event.layer)
     return f"  approval {event.request_id}: {event.act} {event.target}{why}"
 
 

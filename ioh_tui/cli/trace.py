@@ -178,8 +178,14 @@ def approvals_command(args: argparse.Namespace) -> int:
     if not rows:
         say("no pending decisions")
         return 0
+    from ioh_tui.cli.decide import why_asked
+
     for a in rows:
-        say(f"run {a.run_id} request {a.id} [{a.agent_label}]: {a.act} {a.target}  ({a.goal[:50]})")
+        why = why_asked(a.rule, a.layer)
+        say(
+            f"run {a.run_id} request {a.id} [{a.agent_label}]: {a.act} {a.target}{why}  "
+            f"({a.goal[:50]})"
+        )
     return 0
 
 

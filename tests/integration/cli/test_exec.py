@@ -334,9 +334,11 @@ def test_a_command_cut_by_a_crash_is_asked_again_saying_so(project: Path, tmp_pa
     done = ioh("resume", str(run["run_id"]), "--headless", "--store", str(store))
     assert done.returncode == 4, done.stderr
     asked = [line for line in done.stderr.splitlines() if line.startswith("  approval ")]
-    assert asked[-1].endswith(
-        "exec sleep 30 (cut by a crash, it may have run in part: it runs again only if approved)"
-    ), done.stderr
+    why = "exec sleep 30 (cut by a crash, it may have run in part: it runs again only if approved)"
+    assert asked[-1].endswith(why), done.stderr
+    # The queue of pending decisions says it too.
+    (pending,) = ioh("approvals", "--store", str(store)).stdout.splitlines()
+    assert f": {why}  (wait)" in pending
 
 
 def test_sub_agents_are_running_while_their_root_is_and_crashed_once_it_died(
