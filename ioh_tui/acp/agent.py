@@ -120,25 +120,31 @@ def _refused(message: str) -> RequestError:
 
 
 def client_servers(servers: Sequence[AnyMcpServer] | None) -> tuple[ServerSpec, ...]:
-    """The client's stdio and HTTP MCP servers as ours (SSE and ACP-transport ones: logged).
+    """The client's stdio, HTTP and SSE MCP servers as ours (ACP-transport ones: logged).
 
-    An HTTP server is reached over streamable HTTP with the client's headers, held in memory only.
+    An HTTP server is reached over streamable HTTP, an SSE one over HTTP+SSE, with the client's
+    headers, held in memory only.
 
     Raises:
         RequestError: A server's command is not an absolute path (ACP requires one), or an HTTP
-            server's URL is not http(s).
+            or SSE server's URL is not http(s).
     """
     specs: list[ServerSpec] = []
     for server in servers or ():
-        if isinstance(server, HttpMcpServer):
+        if isinstance(server, HttpMcpServer | SseMcpServer):
             if urlsplit(server.url).scheme not in ("http", "https"):
                 raise _refused(f"MCP server {server.name}: url must be http or https")
             headers = {header.name: header.value for header in server.headers}
-            specs.append(ServerSpec(server.name, url=server.url, headers=headers))
+            sse = isinstance(server, SseMcpServer)
+            specs.append(
+                ServerSpec(
+                    server.name, url=server.url, headers=headers, transport="sse" if sse else "http"
+                )
+            )
             continue
         if not isinstance(server, McpServerStdio):
             log.warning(
-                "MCP server %s left out: only stdio and HTTP servers are taken", server.name
+                "MCP server %s left out: only stdio, HTTP and SSE servers are taken", server.name
             )
             continue
         if not Path(server.command).is_absolute():
@@ -195,7 +201,7 @@ class IohAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        """What we speak: protocol 1, loadSession, text prompts, stdio and HTTP MCP, no auth."""
+        """What we speak: protocol 1, loadSession, text prompts, MCP of every transport, no auth."""
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -203,7 +209,7 @@ class IohAgent:
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
-                mcp_capabilities=McpCapabilities(http=True, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
             ),
             auth_methods=[],
             agent_info=Implementation(name="ioh-tui", title="ioh-tui", version=__version__),

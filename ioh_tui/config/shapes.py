@@ -19,7 +19,7 @@ Report = Callable[[tuple[str, ...], str], ConfigError]
 """Builds the one-line error for a key path and a reason (the caller knows file and line)."""
 
 HOOK_EVENTS = ("pre_tool", "post_tool", "stop", "notification")
-_SERVER_KEYS = ("command", "args", "env", "cwd", "url", "headers_env")
+_SERVER_KEYS = ("command", "args", "env", "cwd", "url", "headers_env", "transport")
 _HOOK_KEYS = ("match", "command", "timeout_s")
 HOOK_MAX_TIMEOUT_S = 600
 """A hook holds up the call it runs at: ten minutes is the longest a file may ask for."""
@@ -79,7 +79,7 @@ def check_policy(data: Any, report: Report) -> dict[str, Any]:
 
 
 def check_mcp(data: Any, report: Report) -> dict[str, Any]:
-    """`[mcp.servers.NAME]`: `command` (+ `args`, `env`, `cwd`) or `url` (+ `headers_env`)."""
+    """`[mcp.servers.NAME]`: `command` (+ `args`, `env`, `cwd`) or `url` (+ `headers_env`, ...)."""
     table = _table(data, ("mcp",), report)
     _unknown(table, ("servers",), ("mcp",), report)
     servers = _table(table.get("servers", {}), ("mcp", "servers"), report)
@@ -101,6 +101,10 @@ def check_mcp(data: Any, report: Report) -> dict[str, Any]:
         for key in ("command", "cwd", "url"):
             if key in server and (not isinstance(server[key], str) or not server[key]):
                 raise report((*path, key), "must be a non-empty string")
+        if "transport" in server and "url" not in server:
+            raise report((*path, "transport"), "goes with url (a local server speaks stdio)")
+        if server.get("transport", "http") not in ("http", "sse"):
+            raise report((*path, "transport"), 'must be "http" (streamable HTTP) or "sse"')
         if "args" in server and not _strings(server["args"]):
             raise report((*path, "args"), "must be a list of strings")
         _server_env(server, path, report)

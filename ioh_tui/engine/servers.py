@@ -38,7 +38,9 @@ async def mcp_servers(p: Deps, s: RunState, step: int) -> AsyncIterator[McpServe
                 detail = f"{row.name}: {row.error}"
             else:
                 network = ", network granted" if row.network else ""
-                detail = f"{row.name}: {len(row.tools)} tools ({row.line}){network}"
+                how = f"{row.kind} " if row.kind != "stdio" else ""
+                resources = f", {len(row.resources)} resources" if row.resources else ""
+                detail = f"{row.name}: {len(row.tools)} tools{resources} ({how}{row.line}){network}"
             await p.store.add_sandbox_event(
                 p.run_id, step, f"mcp_{row.state}", row.backend or p.sandbox.backend, detail
             )

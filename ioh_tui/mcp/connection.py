@@ -23,7 +23,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ioh_tui.core.errors import IohError
 from ioh_tui.mcp.spec import ServerSpec
-from ioh_tui.mcp.transport import http_headers, http_streams, service_streams
+from ioh_tui.mcp.transport import http_headers, http_streams, service_streams, sse_streams
 from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.sandbox.service import Service, start_service
 
@@ -150,7 +150,9 @@ class Connection:
     ) -> Any:
         spec = self.spec
         if spec.command is None:
-            return http_streams(str(spec.url), http_headers(spec.headers_env) | dict(spec.headers))
+            headers = http_headers(spec.headers_env) | dict(spec.headers)
+            streams = sse_streams if spec.transport == "sse" else http_streams
+            return streams(str(spec.url), headers)
         cwd = (root / spec.cwd) if spec.cwd else root
         service = await start_service(
             sandbox, spec.argv, cwd, network=self.network, env=dict(spec.env)

@@ -23,7 +23,7 @@ INSTALL_HINT = "MCP servers need the mcp extra: pip install 'ioh-tui[mcp]'"
 
 @dataclass(frozen=True, slots=True)
 class ServerSpec:
-    """One server: a local command (stdio, run in the sandbox) or a URL (streamable HTTP)."""
+    """One server: a local command (stdio, run in the sandbox) or a URL (HTTP, or HTTP+SSE)."""
 
     name: str
     command: str | None = None
@@ -37,11 +37,13 @@ class ServerSpec:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Header values given as they are (an ACP client's server): held in memory only, never
     written to the store or shown."""
+    transport: Literal["http", "sse"] = "http"
+    """How a URL is spoken to: streamable HTTP, or the older HTTP+SSE transport."""
 
     @property
-    def kind(self) -> Literal["stdio", "http"]:
-        """`stdio` for a command, `http` for a URL."""
-        return "stdio" if self.command is not None else "http"
+    def kind(self) -> Literal["stdio", "http", "sse"]:
+        """`stdio` for a command; for a URL its transport, `http` or `sse`."""
+        return "stdio" if self.command is not None else self.transport
 
     @property
     def argv(self) -> list[str]:
@@ -67,6 +69,7 @@ def server_specs(servers: Mapping[str, Mapping[str, Any]]) -> tuple[ServerSpec, 
                 cwd=table.get("cwd"),
                 url=table.get("url"),
                 headers_env=dict(table.get("headers_env", {})),
+                transport=table.get("transport", "http"),
             )
         )
     return tuple(specs)

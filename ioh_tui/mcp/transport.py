@@ -1,4 +1,4 @@
-"""The SDK's streams over a sandboxed server's pipes, and its streamable-HTTP client.
+"""The SDK's streams over a sandboxed server's pipes, and its streamable-HTTP and SSE clients.
 
 The SDK's own `stdio_client` starts the server itself, outside any sandbox; this transport
 bridges the pipes of a process `sandbox.service` started, with the SDK's message types doing the
@@ -15,6 +15,7 @@ import anyio
 import httpx2
 import mcp_types
 from mcp.client._transport import TransportStreams
+from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.message import SessionMessage
 
@@ -82,3 +83,13 @@ async def http_streams(url: str, headers: Mapping[str, str]) -> AsyncIterator[Tr
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
+
+
+@contextlib.asynccontextmanager
+async def sse_streams(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
+    """The SDK's HTTP+SSE transport (the one before streamable HTTP), sending `headers`."""
+    async with sse_client(url, headers=dict(headers), timeout=30.0, sse_read_timeout=300.0) as (
+        read_stream,
+        write_stream,
+    ):
+        yield read_stream, write_stream

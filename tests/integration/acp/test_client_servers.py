@@ -1,7 +1,7 @@
-"""The client's HTTP MCP server (`mcpServers`, type http) serves the session's runs.
+"""The client's HTTP and SSE MCP servers (`mcpServers`, types http and sse) serve the runs.
 
-The server is the fixture built with the official `mcp` SDK, on streamable HTTP at 127.0.0.1;
-`ioh-tui acp` is a subprocess driven by the SDK's client side.
+The servers are the fixture built with the official `mcp` SDK, on streamable HTTP and on
+HTTP+SSE at 127.0.0.1; `ioh-tui acp` is a subprocess driven by the SDK's client side.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ SCENARIO = {
             "tool_calls": [
                 {"name": "mcp__fx__header", "arguments": {"name": "Authorization"}},
                 {"name": "mcp__fx__echo", "arguments": {"text": "over http"}},
+                {"name": "mcp__old__echo", "arguments": {"text": "over sse"}},
             ]
         },
         {"text": "Done."},
@@ -49,7 +50,7 @@ def outputs(seen: list[Any]) -> str:
     )
 
 
-async def test_an_http_server_of_the_client_serves_the_run_with_its_headers(
+async def test_the_clients_http_and_sse_servers_serve_the_run_with_their_headers(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "w").mkdir()
@@ -58,7 +59,7 @@ async def test_an_http_server_of_the_client_serves_the_run_with_its_headers(
     env = agent_env(tmp_path / "home", tmp_path / "config")
     client = Recorder()
     args = ("--scenario", str(scenario), "--sandbox", "floor", "--store", str(tmp_path / "s.db"))
-    with http_server() as url:
+    with http_server() as url, http_server("sse") as sse_url:
         async with spawn_agent_process(
             cast(Client, client), sys.executable, "-m", "ioh_tui", "acp", *args, env=env
         ) as (conn, _process):
@@ -67,7 +68,7 @@ async def test_an_http_server_of_the_client_serves_the_run_with_its_headers(
             capabilities = init.agent_capabilities.mcp_capabilities
             assert capabilities is not None and (capabilities.http, capabilities.sse) == (
                 True,
-                False,
+                True,
             )
             servers: list[AnyMcpServer] = [
                 HttpMcpServer(
@@ -76,7 +77,7 @@ async def test_an_http_server_of_the_client_serves_the_run_with_its_headers(
                     url=url,
                     headers=[HttpHeader(name="Authorization", value=TOKEN)],
                 ),
-                SseMcpServer(type="sse", name="old", url=url, headers=[]),
+                SseMcpServer(type="sse", name="old", url=sse_url, headers=[]),
             ]
             session = await conn.new_session(cwd=str(tmp_path / "w"), mcp_servers=servers)
             client.answers[session.session_id] = always("approve")
@@ -89,6 +90,6 @@ async def test_an_http_server_of_the_client_serves_the_run_with_its_headers(
     said = outputs(seen)
     # The header reached the server (the tool says only its length); the other tool answered.
     assert f"Authorization: {len(TOKEN)} characters" in said
-    assert "echo: over http" in said
-    assert len(asks(seen)) == 2  # MCP calls are asked like any configured server's
+    assert "echo: over http" in said and "echo: over sse" in said
+    assert len(asks(seen)) == 3  # MCP calls are asked like any configured server's
     assert TOKEN not in (tmp_path / "s.db").read_bytes().decode("latin-1")

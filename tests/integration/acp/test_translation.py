@@ -152,7 +152,7 @@ def test_each_option_is_the_answer_the_app_gives() -> None:
     assert denied is not None and (denied.kind, denied.reason) == ("deny", "denied by the operator")
 
 
-def test_the_clients_stdio_and_http_servers_become_ours() -> None:
+def test_the_clients_stdio_http_and_sse_servers_become_ours() -> None:
     stdio = McpServerStdio(
         name="files",
         command="/usr/bin/python3",
@@ -166,7 +166,7 @@ def test_the_clients_stdio_and_http_servers_become_ours() -> None:
         headers=[HttpHeader(name="Authorization", value="Bearer t")],
     )
     sse = SseMcpServer(type="sse", name="old", url="http://127.0.0.1:1/sse", headers=[])
-    files, web = client_servers([stdio, http, sse])  # an SSE server is left out
+    files, web, old = client_servers([stdio, http, sse])
     assert files == ServerSpec("files", "/usr/bin/python3", ("-m", "srv"), {"LEVEL": "info"})
     assert (web.kind, web.url, dict(web.headers)) == (
         "http",
@@ -174,6 +174,7 @@ def test_the_clients_stdio_and_http_servers_become_ours() -> None:
         {"Authorization": "Bearer t"},
     )
     assert "Bearer" not in repr(web)  # a header's value is never shown
+    assert (old.kind, old.url) == ("sse", "http://127.0.0.1:1/sse")
     relative = McpServerStdio(name="x", command="python3", args=[], env=[])
     with pytest.raises(RequestError):
         client_servers([relative])

@@ -93,11 +93,11 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def http_server() -> Iterator[str]:
-    """The fixture server on streamable HTTP at 127.0.0.1 (a subprocess); yields its URL."""
+def http_server(transport: str = "http") -> Iterator[str]:
+    """The fixture server at 127.0.0.1 (a subprocess) on streamable HTTP or `sse`; its URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--http", str(port)],
+        [sys.executable, str(SERVER), f"--{transport}", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -109,7 +109,7 @@ def http_server() -> Iterator[str]:
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise RuntimeError("the fixture HTTP server did not start")
             time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/{'sse' if transport == 'sse' else 'mcp'}"
     finally:
         proc.kill()
         proc.wait(10)

@@ -13,7 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.integration.mcp.servers import config_toml, gone, marker, processes_with
+from tests.integration.mcp.servers import (
+    config_toml,
+    gone,
+    http_server,
+    marker,
+    processes_with,
+)
 
 
 def configure(text: str) -> None:
@@ -163,6 +169,14 @@ def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> No
     }
     assert rows["broken"]["state"] == "failed" and rows["broken"]["tools"] == []
     assert gone(tag)
+
+
+def test_a_configured_sse_server_is_spoken_to_over_sse(tmp_path: Path) -> None:
+    with http_server("sse") as url:
+        configure(f'[mcp.servers.old]\nurl = "{url}"\ntransport = "sse"\n')
+        shown = ioh("mcp", "list", "--workspace", str(tmp_path))
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.splitlines()[0] == f"old  sse  9 tools  {url}"
 
 
 def test_mcp_list_with_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -271,19 +271,35 @@ async def test_every_rung_runs_a_server_and_ends_it(project: Path, rung: str) ->
     assert gone(tag)
 
 
-async def test_a_streamable_http_server_gets_its_headers_from_the_environment(
-    project: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_an_http_server_gets_its_headers_from_the_environment(
+    project: Path, monkeypatch: pytest.MonkeyPatch, transport: Literal["http", "sse"]
 ) -> None:
     monkeypatch.setenv("FIXTURE_TOKEN", "s3cret-value")
     provider = scripted(
         call("mcp__web__header", name="Authorization"), call("mcp__web__echo", text="over http")
     )
-    with http_server() as url:
-        spec = ServerSpec("web", url=url, headers_env={"Authorization": "FIXTURE_TOKEN"})
+    with http_server(transport) as url:
+        spec = ServerSpec(
+            "web", url=url, headers_env={"Authorization": "FIXTURE_TOKEN"}, transport=transport
+        )
         policy = Policy.default().allow_mcp("web/*")
-        _, calls = await drive(project, provider, (spec,), policy=policy, approver=ApproveAll())
+        async with Store.memory() as store:
+            parts = Parts(
+                provider,
+                store,
+                policy=policy,
+                approver=ApproveAll(),
+                sandbox=select("floor"),
+                mcp=(spec,),
+            )
+            result = await start(NewRun(TaskContract.workspace("x", project)), parts)
+            calls = await store.tool_calls(result.run_id)
+            events = await store.sandbox_events(result.run_id)
     assert calls[0].output == "Authorization: 12 characters"
     assert calls[1].output == "echo: over http"
+    (ready,) = [e for e in events if e.kind == "mcp_ready"]
+    assert ready.detail == f"web: 9 tools ({transport} {url})"
 
 
 async def test_a_missing_header_variable_fails_that_server_naming_the_variable(

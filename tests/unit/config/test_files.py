@@ -80,6 +80,14 @@ def _error(tmp_path: Path, text: str, scope: str = "user") -> str:
             "FILE:3: mcp.servers.web.headers_env.Authorization: must be the name",
         ),
         (
+            '[mcp.servers.web]\nurl = "http://x"\ntransport = "websocket"\n',
+            'FILE:3: mcp.servers.web.transport: must be "http" (streamable HTTP) or "sse"',
+        ),
+        (
+            '[mcp.servers.git]\ncommand = "mcp-git"\ntransport = "sse"\n',
+            "FILE:3: mcp.servers.git.transport: goes with url (a local server speaks stdio)",
+        ),
+        (
             '[mcp.servers.git__hub]\ncommand = "mcp-git"\n',
             "FILE:1: mcp.servers.git__hub: a server name is at most 32 letters",
         ),

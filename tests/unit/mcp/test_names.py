@@ -26,3 +26,5 @@ def test_a_server_is_shown_by_its_command_line_or_url_never_its_headers() -> Non
     remote = ServerSpec("gh", url="https://mcp.example.test", headers_env={"Authorization": "GH"})
     assert (local.kind, local.line) == ("stdio", "npx -y 'server fs'")
     assert (remote.kind, remote.line) == ("http", "https://mcp.example.test")
+    older = ServerSpec("old", url="https://mcp.example.test/sse", transport="sse")
+    assert (older.kind, older.line) == ("sse", "https://mcp.example.test/sse")
