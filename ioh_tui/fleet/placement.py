@@ -133,8 +133,10 @@ class RayFleet:
                 epoch += 1
                 server.open(p, epoch)
                 member = await self._member()
+                node = "not yet known"
                 try:
-                    self.placed[p.run_id] = await self._where(member)
+                    self.placed[p.run_id] = node = await self._where(member)
+                    await self._record(p, start, "placed", f"on ray node {node}")
                     copy = await self._copy(member, p)
                     done = await self._run(member.actor, p, s, start, recheck, epoch, copy)
                 except _lost() as exc:
@@ -144,6 +146,8 @@ class RayFleet:
                     server.open(p, epoch + 1)  # the dead actor's late calls are refused now
                     await server.settled(p.run_id)
                     start = await self._resumed(p, s, base, server)
+                    why = f"{type(exc).__name__}: resumed from step {start} on another actor"
+                    await self._record(p, start, "actor_lost", f"on ray node {node}: {why}")
                     recheck = start > 1
                     self.restarts += 1
                     continue
@@ -156,6 +160,10 @@ class RayFleet:
                 return done.result
         finally:
             server.close(p.run_id)
+
+    async def _record(self, p: Deps, step: int, kind: str, detail: str) -> None:
+        """Where the child runs, in its trace (`show`): the app's placement outlives the run."""
+        await p.store.add_sandbox_event(p.run_id, step, kind, p.sandbox.backend, detail)
 
     async def _run(
         self,

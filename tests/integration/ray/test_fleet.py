@@ -109,7 +109,12 @@ async def test_40_children_run_as_actors_on_both_nodes_and_every_step_is_stored_
         children = await store.children(result.run_id)
         steps = {c.id: [s.step for s in await store.steps(c.id)] for c in children}
         calls = [c for c in await store.tool_calls(result.run_id) if c.name == "spawn_agent"]
+        placed = {
+            c.id: [(e.kind, e.detail) for e in await store.sandbox_events(c.id)] for c in children
+        }
     assert (result.outcome, result.steps) == ("finished", 2)
+    # Where each child ran is in its trace, as the fleet placed it.
+    assert all(placed[c.id] == [("placed", f"on ray node {fleet.placed[c.id]}")] for c in children)
     assert len(children) == 40 and all(c.outcome == "finished" for c in children)
     assert all(taken == [1, 2] for taken in steps.values())
     alive = _alive()
@@ -210,7 +215,14 @@ async def test_a_worker_killed_mid_child_ends_as_an_undisturbed_run(
         shaken_tree = await _shape(store, result.run_id)
         shaken_calls = [c.output for c in await store.tool_calls(result.run_id)]
         victim_steps = [s.step for s in await store.steps(victim)]
+        victim_trace = [(e.kind, e.detail) for e in await store.sandbox_events(victim)]
     assert fleet.restarts > restarts
+    # The victim's trace says where it ran, that its actor was lost, and where it went on.
+    kinds = [kind for kind, _ in victim_trace]
+    assert kinds[:3] == ["placed", "actor_lost", "placed"], victim_trace
+    first_node = victim_trace[0][1].removeprefix("on ray node ")
+    lost = rf"on ray node {first_node}: \w+Error: resumed from step \d+ on another actor"
+    assert re.fullmatch(lost, victim_trace[1][1]), victim_trace
     assert shaken_calls == calm_calls
     assert (result.outcome, result.steps, result.tokens) == (
         undisturbed.outcome,
