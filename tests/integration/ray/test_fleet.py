@@ -295,11 +295,11 @@ async def test_a_remote_child_spawns_through_the_root(fleet: RayFleet, project: 
     assert all(fleet.placed[r.id] in _alive() for r in tree if r.depth > 0)
 
 
-def _writer(path: str, text: str) -> dict[str, Any]:
+def _writer(path: str, text: str, delay_ms: int = 150) -> dict[str, Any]:
     return {
         "turns": [
             {
-                "delay_ms": 150,
+                "delay_ms": delay_ms,
                 "tool_calls": [
                     {"name": "write_file", "arguments": {"path": path, "content": text}}
                 ],
@@ -361,8 +361,10 @@ async def test_a_copy_comes_back_as_a_patch_the_policy_and_the_base_check(
     try:
         agents = {
             "notes": _writer("notes.txt", "notes\n"),
-            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n"),
-            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n"),
+            # Each waits long enough for the other's copy to be taken before its own comes back
+            # (a loaded machine can take over a second to start an actor).
+            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n", 3000),
+            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n", 3000),
             "sneak": SNEAK,
         }
         reports = await _reports(fleet, project, agents)
