@@ -204,6 +204,7 @@ class Connection:
                 )
                 if (cursor := page.next_cursor) is None:
                     break
+            cursor = None
             for _ in range(MAX_LIST_PAGES):
                 listed = await client.list_resource_templates(cursor=cursor)
                 found.extend(
@@ -214,7 +215,7 @@ class Connection:
                 )
                 if (cursor := listed.next_cursor) is None:
                     break
-        except MCPError as exc:  # tools without resources still serve
+        except (MCPError, ValueError) as exc:  # its tools still serve; what was listed stays
             _log.warning("mcp server %s: listing its resources failed: %s", name, exc)
         self.resources = tuple(found)
 

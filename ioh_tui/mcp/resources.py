@@ -1,11 +1,11 @@
 """The servers' resources as two tools: `mcp_resources` lists them, `mcp_read_resource` reads one.
 
-Offered while a running server declares resources. The listing is what the servers listed (at
-start, again when one says its list changed): no request is made and nothing is decided. A read
-is the act `mcp` on `SERVER/URI`, decided like a tool call (a URI must have a scheme, so it
-never reads as a tool's name: `SERVER/*` still covers the whole server). What comes back is
-rendered as a tool result's resources are: text inlined under its URI, an image shown to a model
-that takes images, other bytes described.
+Offered while a running server lists resources or templates. The listing is what the servers
+listed (at start, again when one says its list changed): no request is made and nothing is
+decided. A read is the act `mcp` on `SERVER/URI`, decided like a tool call (a URI must have a
+scheme, so it never reads as a tool's name: `SERVER/*` still covers the whole server). What
+comes back is rendered as a tool result's resources are: text inlined under its URI, an image
+shown to a model that takes images, other bytes described.
 """
 
 from __future__ import annotations
