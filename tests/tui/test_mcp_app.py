@@ -77,3 +77,38 @@ async def test_the_start_screen_lists_servers_with_state_and_tool_counts(tmp_pat
         assert [str(c) for c in rows["fx"][1:4]] == ["stdio", "ready", "9"]
         assert str(rows["broken"][2]).startswith("failed: /nonexistent/server: command not")
     assert gone(tag)
+
+
+async def test_a_resource_read_is_asked_by_its_uri_and_a_rewrite_points_it_elsewhere(
+    tmp_path: Path,
+) -> None:
+    tag = marker()
+    project = calc_project(tmp_path / "project")
+    read = {"name": "mcp_read_resource", "arguments": {"server": "fx", "uri": "memo://note"}}
+    run = AppRun(
+        NewRun(TaskContract.workspace("read a note", project)),
+        scripted({"tool_calls": [read]}, {"text": "done"}),
+        None,  # the default policy: mcp asks
+        select("floor"),
+        label="scripted test model",
+        mcp=(stdio_spec(tag=tag, resources=True),),
+    )
+    app = make_app(tmp_path / "store.db", run, remember_file=tmp_path / "remembered.toml")
+    app.animation_level = "none"
+    async with app.run_test(size=(110, 36)) as pilot:
+        asked = await modal(pilot)
+        assert str(asked.query_one("#ask-title", Static).render()) == "mcp  fx/memo://note"
+        assert asked.request.preview == "resource note: A short note."
+        assert asked.query_one(DiffView).body == "resource note: A short note."
+        await pilot.press("e")  # no content to edit: the rewrite edits the target
+        area = asked.query_one("#rewrite-text", TextArea)
+        assert area.text == "fx/memo://note"
+        area.load_text("fx/memo://notes/from-the-modal")
+        await pilot.press("ctrl+s")
+        await finished(pilot)
+    async with Store.open(tmp_path / "store.db") as store:
+        (call,) = await store.tool_calls(1)
+    assert call.output.startswith(
+        "[resource memo://notes/from-the-modal]\nthe note called from-the-modal"
+    )
+    assert gone(tag)
