@@ -75,20 +75,40 @@ def http_headers(headers_env: Mapping[str, str]) -> dict[str, str]:
     return headers
 
 
+READ_TIMEOUT_S: float | None = None
+"""No read timeout: a call's answer may be minutes away (a long tool sends nothing meanwhile) and
+an SSE stream may be quiet for hours. A read timeout closes the connection under a call that
+runs longer than it (the SDK's default, 300 s, did); each call's own deadline bounds the wait
+instead (`Connection.call`, the run's wall clock). Connecting and sending time out at 30 s."""
+
+
+def _timeout() -> httpx2.Timeout:
+    return httpx2.Timeout(30.0, read=READ_TIMEOUT_S)
+
+
 @contextlib.asynccontextmanager
 async def http_streams(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
     """The SDK's streamable-HTTP transport, sending `headers` with every request."""
     async with (
-        httpx2.AsyncClient(headers=dict(headers), timeout=httpx2.Timeout(30.0, read=300.0)) as http,
+        httpx2.AsyncClient(headers=dict(headers), timeout=_timeout()) as http,
         streamable_http_client(url, http_client=http) as streams,
     ):
         yield streams
 
 
+def _sse_client(
+    headers: dict[str, str] | None = None,
+    timeout: httpx2.Timeout | None = None,
+    auth: httpx2.Auth | None = None,
+) -> httpx2.AsyncClient:
+    """The SSE transport's HTTP client, with our timeouts whatever the SDK asks for."""
+    return httpx2.AsyncClient(headers=headers, timeout=_timeout(), auth=auth)
+
+
 @contextlib.asynccontextmanager
 async def sse_streams(url: str, headers: Mapping[str, str]) -> AsyncIterator[TransportStreams]:
     """The SDK's HTTP+SSE transport (the one before streamable HTTP), sending `headers`."""
-    async with sse_client(url, headers=dict(headers), timeout=30.0, sse_read_timeout=300.0) as (
+    async with sse_client(url, headers=dict(headers), httpx_client_factory=_sse_client) as (
         read_stream,
         write_stream,
     ):

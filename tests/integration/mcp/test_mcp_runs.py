@@ -302,6 +302,29 @@ async def test_an_http_server_gets_its_headers_from_the_environment(
     assert ready.detail == f"web: 9 tools ({transport} {url})"
 
 
+@pytest.mark.parametrize("transport", ["http", "sse"])
+async def test_a_remote_call_is_bounded_by_its_deadline_not_by_a_read_timeout(
+    project: Path, monkeypatch: pytest.MonkeyPatch, transport: Literal["http", "sse"]
+) -> None:
+    from ioh_tui.mcp import transport as transports
+
+    # A tool may answer after minutes of silence: no read timeout may close the connection
+    # under it (the SDK's default, 300 s, did). Shown with a read timeout shorter than a call:
+    # the call is cut. Without one (the default), the same call answers.
+    assert transports.READ_TIMEOUT_S is None
+    outputs = []
+    for read_timeout in (1.0, None):
+        monkeypatch.setattr(transports, "READ_TIMEOUT_S", read_timeout)
+        provider = scripted(call("mcp__web__wait", seconds=2.5), {"text": "done"})
+        with http_server(transport) as url:
+            spec = ServerSpec("web", url=url, transport=transport)
+            policy = Policy.default().allow_mcp("web/*")
+            _, calls = await drive(project, provider, (spec,), policy=policy, sandbox="floor")
+        outputs.append(calls[0].output)
+    assert outputs[0].startswith("[mcp__web__wait error] web/wait: ")
+    assert outputs[1] == "waited"
+
+
 async def test_a_missing_header_variable_fails_that_server_naming_the_variable(
     project: Path,
 ) -> None:
