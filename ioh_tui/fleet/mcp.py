@@ -81,7 +81,10 @@ class RootServers:
         from ioh_tui.mcp.tools import offered_tool
 
         def caller(server: str) -> Caller:
-            async def call(tool: str, arguments: Mapping[str, Any], timeout_s: float) -> Any:
+            async def call(
+                tool: str, arguments: Mapping[str, Any], timeout_s: float, _output: Any
+            ) -> Any:
+                # The call is made at the root: its live output stays there (not sent back).
                 return await send("mcp", server, tool, dict(arguments), timeout_s)
 
             return call

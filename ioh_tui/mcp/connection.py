@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,9 @@ from ioh_tui.sandbox.base import Sandbox
 from ioh_tui.sandbox.service import Service, start_service
 
 State = Literal["starting", "ready", "failed", "exited", "stopped"]
+
+LOG_LEVEL: Literal["info"] = "info"
+"""The server's log messages asked for: info and above (live output of the calls in flight)."""
 
 START_TIMEOUT_S = 30.0
 """How long a server may take to start and list its tools."""
@@ -73,6 +77,10 @@ MAX_LIST_PAGES = 100
 """Pages read of one list: a server that pages on for ever is cut here."""
 
 
+Output = Callable[[str], None]
+"""Takes a running call's live output: its progress and the server's log messages, as lines."""
+
+
 class CallFailed(Exception):
     """The call did not complete: the server died, timed out or broke the protocol."""
 
@@ -96,6 +104,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._outputs: list[Output] = []
+        """The live output of the calls in flight (the server's log messages go to each)."""
         self._refreshing: asyncio.Task[None] | None = None
         """The re-listing a list-changed notification started, if any (kept: a task nothing
         refers to may be collected mid-run)."""
@@ -125,13 +135,20 @@ class Connection:
                     transport,
                     cache=None,
                     message_handler=self._on_message,
+                    logging_callback=self._on_log,
+                    log_level=LOG_LEVEL,
                     read_timeout_seconds=START_TIMEOUT_S,
                 )
                 self._client = await stack.enter_async_context(client)
+                await self._ask_for_logs(self._client)
                 await self.refresh()
                 if self._client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-                    listening = asyncio.create_task(self._listen(self._client))
+                    subscribed = asyncio.Event()
+                    listening = asyncio.create_task(self._listen(self._client, subscribed))
                     stack.callback(listening.cancel)
+                    # Ready once the server can tell of a change: a change the first call made
+                    # before the stream was open would never be heard of (a loaded CI lost one).
+                    await subscribed.wait()
                 self.state = "ready"
                 self._ready.set()
                 await self._stop.wait()
@@ -225,14 +242,21 @@ class Connection:
         if isinstance(message, changed):
             self._refreshing = asyncio.get_running_loop().create_task(self._refresh_quietly())
 
-    async def _listen(self, client: Client) -> None:
+    async def _listen(self, client: Client, subscribed: asyncio.Event) -> None:
         """A 2026-07-28 server announces it through a `subscriptions/listen` stream."""
-        with contextlib.suppress(ListenNotSupportedError, MCPError, RuntimeError, TimeoutError):
-            async with client.listen(
-                tools_list_changed=True, resources_list_changed=True
-            ) as events:
-                async for _ in events:
-                    await self._refresh_quietly()
+        try:
+            with contextlib.suppress(ListenNotSupportedError, MCPError, RuntimeError, TimeoutError):
+                async with client.listen(
+                    tools_list_changed=True, resources_list_changed=True
+                ) as events:
+                    subscribed.set()
+                    async for _ in events:
+                        # Started at once, so a call whose answer came after the notice waits
+                        # for it (`call`).
+                        self._refreshing = asyncio.create_task(self._refresh_quietly())
+                        await self._refreshing
+        finally:
+            subscribed.set()
 
     async def _refresh_quietly(self) -> None:
         try:
@@ -240,10 +264,35 @@ class Connection:
         except Exception as exc:  # a failed re-list keeps the tools listed before
             _log.warning("mcp server %s: re-listing its tools failed: %s", self.spec.name, exc)
 
+    async def _ask_for_logs(self, client: Client) -> None:
+        """Ask a handshake-era server for its log messages (a 2026-07-28 one: every request)."""
+        capabilities = client.server_capabilities
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS or capabilities is None:
+            return
+        if capabilities.logging is not None:
+            with contextlib.suppress(MCPError):
+                await client.set_logging_level(LOG_LEVEL)
+
+    async def _on_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
+        """A log message of the server: live output of the calls in flight (else only logged)."""
+        data = params.data if isinstance(params.data, str) else json.dumps(params.data)
+        source = f" {params.logger}" if params.logger else ""
+        line = f"[{params.level}{source}] {data}\n"
+        for output in self._outputs:
+            output(line)
+        if not self._outputs:
+            _log.debug("mcp server %s: %s", self.spec.name, line.rstrip())
+
     async def call(
-        self, tool: str, arguments: Mapping[str, Any], timeout_s: float
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        timeout_s: float,
+        on_output: Output | None = None,
     ) -> mcp_types.CallToolResult:
         """Call `tool`; a tool's own failure is a result with `is_error`.
+
+        `on_output` takes the call's progress and the server's log messages while it runs.
 
         Raises:
             CallFailed: the server is not running, died, or did not answer in time.
@@ -251,15 +300,34 @@ class Connection:
         client = self._client
         if client is None or self.state != "ready":
             raise CallFailed(f"server {self.spec.name} is not running ({self.describe_state()})")
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            if on_output is not None:
+                of = f"/{total:g}" if total is not None else ""
+                on_output(f"[progress {progress:g}{of}]{f' {message}' if message else ''}\n")
+
+        if on_output is not None:
+            self._outputs.append(on_output)
         try:
             result = await asyncio.wait_for(
-                client.call_tool(tool, dict(arguments), read_timeout_seconds=timeout_s),
+                client.call_tool(
+                    tool,
+                    dict(arguments),
+                    read_timeout_seconds=timeout_s,
+                    progress_callback=report,
+                ),
                 timeout_s + 1.0,
             )
         except TimeoutError:
             raise CallFailed(f"no answer within {timeout_s:.0f} s") from None
         except (MCPError, OSError, ValueError) as exc:
             raise await self._failure(exc) from None
+        finally:
+            if on_output is not None:
+                self._outputs.remove(on_output)
+        # A notice sent before the answer wakes its handler before this task: one turn of the
+        # loop lets it start the re-listing.
+        await asyncio.sleep(0)
         refreshing = self._refreshing
         if refreshing is not None and not refreshing.done():
             # A call that changed the tool list (its server said so before answering) returns

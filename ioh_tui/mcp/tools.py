@@ -16,7 +16,7 @@ import mcp_types
 
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
-from ioh_tui.mcp.connection import CallFailed, Connection, ToolInfo
+from ioh_tui.mcp.connection import CallFailed, Connection, Output, ToolInfo
 from ioh_tui.mcp.spec import tool_name
 from ioh_tui.tools.base import (
     Asked,
@@ -39,8 +39,11 @@ _HINTS = (
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-Caller = Callable[[str, Mapping[str, Any], float], Awaitable[mcp_types.CallToolResult]]
-"""Makes one call of a server's tool: (tool, arguments, timeout in seconds) to its result."""
+Caller = Callable[
+    [str, Mapping[str, Any], float, Output | None], Awaitable[mcp_types.CallToolResult]
+]
+"""Makes one call of a server's tool: (tool, arguments, timeout in seconds, where its live
+output goes) to its result."""
 
 
 def mcp_tool(connection: Connection, info: ToolInfo) -> Tool | None:
@@ -117,7 +120,7 @@ async def call_tool(
     if wall <= 0:
         return ToolResult(f"[{exposed} not run] the run's time budget is spent", ok=False)
     try:
-        result = await caller(info.name, arguments, wall)
+        result = await caller(info.name, arguments, wall, ctx.on_output)
     except CallFailed as exc:
         return ToolResult(f"[{exposed} error] {target}: {exc}", ok=False, changed=True)
     from ioh_tui.mcp.render import render_shown

@@ -74,7 +74,7 @@ async def test_the_start_screen_lists_servers_with_state_and_tool_counts(tmp_pat
         await pilot.pause()
         table = screen.query_one("#start-mcp", DataTable)
         rows = {str(table.get_row_at(i)[0]): table.get_row_at(i) for i in range(2)}
-        assert [str(c) for c in rows["fx"][1:4]] == ["stdio", "ready", "9"]
+        assert [str(c) for c in rows["fx"][1:4]] == ["stdio", "ready", "10"]
         assert str(rows["broken"][2]).startswith("failed: /nonexistent/server: command not")
     assert gone(tag)
 

@@ -150,9 +150,9 @@ def test_mcp_list_shows_each_server_its_tools_or_its_error(tmp_path: Path) -> No
     lines = shown.stdout.splitlines()
     assert lines[0] == "broken  stdio  failed  /nonexistent/server"
     assert "command not found" in lines[1]
-    assert lines[2].startswith("fx  stdio  9 tools  ")
+    assert lines[2].startswith("fx  stdio  10 tools  ")
     assert "echo" in lines[3] and "where" in lines[3]
-    assert lines[4].startswith("notes  stdio  10 tools, 4 resources  ")
+    assert lines[4].startswith("notes  stdio  11 tools, 4 resources  ")
     assert lines[6] == (
         "  resources: memo://note, memo://pixel, memo://blob, memo://notes/{name} (template)"
     )
@@ -176,7 +176,7 @@ def test_a_configured_sse_server_is_spoken_to_over_sse(tmp_path: Path) -> None:
         configure(f'[mcp.servers.old]\nurl = "{url}"\ntransport = "sse"\n')
         shown = ioh("mcp", "list", "--workspace", str(tmp_path))
     assert shown.returncode == 0, shown.stderr
-    assert shown.stdout.splitlines()[0] == f"old  sse  9 tools  {url}"
+    assert shown.stdout.splitlines()[0] == f"old  sse  10 tools  {url}"
 
 
 def test_mcp_list_with_a_bad_configuration_is_one_line_and_exit_2(tmp_path: Path) -> None:

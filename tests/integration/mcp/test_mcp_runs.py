@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -299,7 +300,7 @@ async def test_an_http_server_gets_its_headers_from_the_environment(
     assert calls[0].output == "Authorization: 12 characters"
     assert calls[1].output == "echo: over http"
     (ready,) = [e for e in events if e.kind == "mcp_ready"]
-    assert ready.detail == f"web: 9 tools ({transport} {url})"
+    assert ready.detail == f"web: 10 tools ({transport} {url})"
 
 
 @pytest.mark.parametrize("transport", ["http", "sse"])
@@ -337,3 +338,39 @@ async def test_a_missing_header_variable_fails_that_server_naming_the_variable(
             events = await store.sandbox_events(result.run_id)
     (failed,) = [e for e in events if e.kind == "mcp_failed"]
     assert "the variable FIXTURE_UNSET is not set" in failed.detail
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_calls_progress_and_the_servers_log_stream_as_live_output(
+    project: Path, transport: str
+) -> None:
+    outputs: list[str] = []
+
+    def seen(event: Event) -> None:
+        if isinstance(event, ev.ToolOutput):
+            outputs.append(event.text)
+
+    provider = scripted(call("mcp__fx__chatty", steps=2), {"text": "done"})
+    with contextlib.ExitStack() as stack:
+        if transport == "http":
+            spec = ServerSpec("fx", url=stack.enter_context(http_server()))
+        else:
+            spec = stdio_spec(tag=marker())
+        async with Store.memory() as store:
+            parts = Parts(
+                provider,
+                store,
+                policy=Policy.default().allow_mcp("fx/*"),
+                sandbox=select("floor"),
+                observers=(seen,),
+                mcp=(spec,),
+            )
+            result = await start(NewRun(TaskContract.workspace("x", project)), parts)
+            (made,) = await store.tool_calls(result.run_id)
+    assert made.output == "chatted 2 steps"  # the result is the tool's answer alone
+    assert "".join(outputs).splitlines() == [
+        "[info] working on step 1",
+        "[progress 1/2] step 1 of 2",
+        "[info] working on step 2",
+        "[progress 2/2] step 2 of 2",
+    ]
