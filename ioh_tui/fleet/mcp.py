@@ -17,7 +17,7 @@ from ioh_tui.mcp.servers import McpServers
 from ioh_tui.tools.base import Tool
 
 if TYPE_CHECKING:
-    from ioh_tui.mcp.connection import ResourceInfo, ToolInfo
+    from ioh_tui.mcp.offers import ResourceInfo, ToolInfo
     from ioh_tui.mcp.tools import Caller
 
 Send = Callable[..., Awaitable[Any]]

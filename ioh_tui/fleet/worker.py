@@ -37,7 +37,7 @@ from ioh_tui.toolchain import Toolchain
 from ioh_tui.tools import ToolSet, Workspace
 
 if TYPE_CHECKING:
-    from ioh_tui.mcp.connection import ResourceInfo, ToolInfo
+    from ioh_tui.mcp.offers import ResourceInfo, ToolInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +22,7 @@ from mcp.client.subscriptions import ListenNotSupportedError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ioh_tui.core.errors import IohError
+from ioh_tui.mcp.offers import ResourceInfo, ToolInfo, list_resources, list_tools
 from ioh_tui.mcp.spec import ServerSpec
 from ioh_tui.mcp.transport import http_headers, http_streams, service_streams, sse_streams
 from ioh_tui.sandbox.base import Sandbox
@@ -37,44 +37,6 @@ START_TIMEOUT_S = 30.0
 """How long a server may take to start and list its tools."""
 
 _log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolInfo:
-    """A tool as the server lists it."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    hints: dict[str, Any] = field(default_factory=dict)
-    """The server's annotations (`readOnlyHint` and the like): shown, never trusted."""
-
-
-@dataclass(frozen=True, slots=True)
-class ResourceInfo:
-    """A resource, or a resource template, as the server lists it."""
-
-    server: str
-    uri: str
-    """The resource's URI, or a template's RFC 6570 URI template."""
-    name: str
-    description: str = ""
-    mime_type: str | None = None
-    template: bool = False
-
-    def described(self) -> dict[str, Any]:
-        """As `mcp list --json` gives it (without the server, the row's own)."""
-        return {
-            "uri": self.uri,
-            "name": self.name,
-            "description": self.description,
-            "mime_type": self.mime_type,
-            "template": self.template,
-        }
-
-
-MAX_LIST_PAGES = 100
-"""Pages read of one list: a server that pages on for ever is cut here."""
 
 
 Output = Callable[[str], None]
@@ -183,58 +145,10 @@ class Connection:
         client = self._client
         if client is None:
             return
-        found: list[ToolInfo] = []
-        cursor: str | None = None
-        for _ in range(MAX_LIST_PAGES):
-            page = await client.list_tools(cursor=cursor)
-            for tool in page.tools:
-                hints = (
-                    tool.annotations.model_dump(by_alias=True, exclude_none=True)
-                    if tool.annotations
-                    else {}
-                )
-                found.append(
-                    ToolInfo(tool.name, tool.description or "", dict(tool.input_schema), hints)
-                )
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        self.tools = tuple(found)
-        await self._list_resources(client)
+        self.tools = await list_tools(client)
+        self.resources = await list_resources(client, self.spec.name)
         if self._on_change is not None:
             self._on_change()
-
-    async def _list_resources(self, client: Client) -> None:
-        """Its resources and templates, when it declares resources (a failure lists none)."""
-        capabilities = client.server_capabilities
-        if capabilities is None or capabilities.resources is None:
-            return
-        name = self.spec.name
-        found: list[ResourceInfo] = []
-        try:
-            cursor: str | None = None
-            for _ in range(MAX_LIST_PAGES):
-                page = await client.list_resources(cursor=cursor)
-                found.extend(
-                    ResourceInfo(name, r.uri, r.name, r.description or "", r.mime_type)
-                    for r in page.resources
-                )
-                if (cursor := page.next_cursor) is None:
-                    break
-            cursor = None
-            for _ in range(MAX_LIST_PAGES):
-                listed = await client.list_resource_templates(cursor=cursor)
-                found.extend(
-                    ResourceInfo(
-                        name, t.uri_template, t.name, t.description or "", t.mime_type, True
-                    )
-                    for t in listed.resource_templates
-                )
-                if (cursor := listed.next_cursor) is None:
-                    break
-        except (MCPError, ValueError) as exc:  # its tools still serve; what was listed stays
-            _log.warning("mcp server %s: listing its resources failed: %s", name, exc)
-        self.resources = tuple(found)
 
     async def _on_message(self, message: IncomingMessage) -> None:
         """A handshake-era server announces a changed list as a notification."""

@@ -16,7 +16,8 @@ from typing import Any
 
 import mcp_types
 
-from ioh_tui.mcp.connection import CallFailed, ResourceInfo
+from ioh_tui.mcp.connection import CallFailed
+from ioh_tui.mcp.offers import ResourceInfo
 from ioh_tui.mcp.tools import decided
 from ioh_tui.tools.base import Tool, ToolContext, ToolResult, arg_str, cap
 from ioh_tui.tools.specs import STRING, spec

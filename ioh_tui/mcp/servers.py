@@ -19,7 +19,8 @@ from ioh_tui.tools.base import Tool
 if TYPE_CHECKING:
     import mcp_types
 
-    from ioh_tui.mcp.connection import Connection, ResourceInfo, ToolInfo
+    from ioh_tui.mcp.connection import Connection
+    from ioh_tui.mcp.offers import ResourceInfo, ToolInfo
 
 NetworkFor = Callable[[ServerSpec], bool]
 """Whether a local server gets the network (a `net` rule allows its command line)."""

@@ -16,7 +16,8 @@ import mcp_types
 
 from ioh_tui.core.acts import Act
 from ioh_tui.core.transcript import ToolSpec
-from ioh_tui.mcp.connection import CallFailed, Connection, Output, ToolInfo
+from ioh_tui.mcp.connection import CallFailed, Connection, Output
+from ioh_tui.mcp.offers import ToolInfo
 from ioh_tui.mcp.spec import tool_name
 from ioh_tui.tools.base import (
     Asked,

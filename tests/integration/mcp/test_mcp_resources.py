@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ioh_tui.core.acts import Act
-from ioh_tui.mcp.connection import ResourceInfo
+from ioh_tui.mcp.offers import ResourceInfo
 from ioh_tui.mcp.resources import list_resources
 from ioh_tui.policy import Decision, Policy
 from tests.integration.engine.helpers import scripted
