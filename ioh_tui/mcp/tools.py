@@ -117,6 +117,13 @@ async def call_tool(
                 ok=False,
                 refused=True,
             )
+        if (misfit := schema_misfit(arguments, info.input_schema)) is not None:
+            return ToolResult(
+                f"[{exposed} refused] {target}: the rewritten arguments do not fit the tool's "
+                f"schema: {misfit}"[:500],
+                ok=False,
+                refused=True,
+            )
     wall = ctx.wall_s()
     if wall <= 0:
         return ToolResult(f"[{exposed} not run] the run's time budget is spent", ok=False)
@@ -160,6 +167,26 @@ async def decided(
             refused=True,
         )
     return answer
+
+
+def schema_misfit(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> str | None:
+    """Why `arguments` do not fit the tool's input schema (None: they do).
+
+    A rewrite is checked before the call, as the model's own arguments were when the server
+    listed the schema for them. A schema that is itself broken is left to the server to apply.
+    """
+    import jsonschema
+
+    try:
+        validator = jsonschema.validators.validator_for(schema)
+        validator.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    error = jsonschema.exceptions.best_match(validator(schema).iter_errors(dict(arguments)))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
 
 
 def hints_line(hints: Mapping[str, Any]) -> str | None:

@@ -114,6 +114,21 @@ async def test_a_rewrite_that_is_not_a_json_object_is_refused(project: Path) -> 
     assert "the rewritten arguments are not a JSON object" in calls[0].output
 
 
+async def test_a_rewrite_is_checked_against_the_tools_schema_before_the_call(
+    project: Path,
+) -> None:
+    provider = scripted(call("mcp__fx__echo", text="x"), {"text": "done"})
+    approver = Scripted(Decision.rewrite(content='{"text": 5}'))
+    _, calls = await drive(
+        project, provider, (stdio_spec(tag=marker()),), policy=Policy.default(), approver=approver
+    )
+    assert calls[0].refused
+    assert calls[0].output == (
+        "[mcp__fx__echo refused] fx/echo: the rewritten arguments do not fit the tool's schema: "
+        "text: 5 is not of type 'string'"
+    )
+
+
 async def test_a_server_crashing_mid_call_is_an_error_and_the_run_goes_on(project: Path) -> None:
     tag = marker()
     provider = scripted(
