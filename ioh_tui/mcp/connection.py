@@ -22,7 +22,13 @@ from mcp.client.subscriptions import ListenNotSupportedError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ioh_tui.core.errors import IohError
-from ioh_tui.mcp.offers import ResourceInfo, ToolInfo, list_resources, list_tools
+from ioh_tui.mcp.offers import (
+    ResourceInfo,
+    ToolInfo,
+    list_resources,
+    list_tools,
+    tools_changed,
+)
 from ioh_tui.mcp.spec import ServerSpec
 from ioh_tui.mcp.transport import http_headers, http_streams, service_streams, sse_streams
 from ioh_tui.sandbox.base import Sandbox
@@ -66,6 +72,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._changes: list[str] = []
+        """Changes to its tool list since a call last said them (`call`)."""
         self._outputs: list[Output] = []
         """The live output of the calls in flight (the server's log messages go to each)."""
         self._refreshing: asyncio.Task[None] | None = None
@@ -145,7 +153,12 @@ class Connection:
         client = self._client
         if client is None:
             return
-        self.tools = await list_tools(client)
+        listed = await list_tools(client)
+        # Compared with the list as it is now, not as it was when this listing began: two
+        # re-listings may overlap (a notice and the listen stream), and the second is no change.
+        before, self.tools = self.tools, listed
+        if self.state == "ready" and (change := tools_changed(before, self.tools)):
+            self._changes.append(change)
         self.resources = await list_resources(client, self.spec.name)
         if self._on_change is not None:
             self._on_change()
@@ -249,6 +262,14 @@ class Connection:
             # next step could be asked before the re-listing finished (a race a fast step lost).
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(refreshing), timeout_s)
+        if self._changes:
+            # Said with the result, so the model and the trace know the tools it is offered
+            # from now on are not the ones it was offered before (a child elsewhere too).
+            said = "; ".join(self._changes)
+            self._changes.clear()
+            note = f"[ioh-tui: MCP server {self.spec.name} changed its tools: {said}]"
+            content = [*result.content, mcp_types.TextContent(type="text", text=note)]
+            result = result.model_copy(update={"content": content})
         return result
 
     async def read(self, uri: str, timeout_s: float) -> mcp_types.ReadResourceResult:

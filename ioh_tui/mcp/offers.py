@@ -104,3 +104,21 @@ async def list_resources(client: Client, server: str) -> tuple[ResourceInfo, ...
     except (MCPError, ValueError) as exc:
         _log.warning("mcp server %s: listing its resources failed: %s", server, exc)
     return tuple(found)
+
+
+def tools_changed(before: tuple[ToolInfo, ...], after: tuple[ToolInfo, ...]) -> str | None:
+    """What changed in a tool list, in words (None: nothing).
+
+    A changed description or schema counts: a server can rewrite what a tool says it does
+    under a name the policy already allows (the MCP spec's warning about list changes).
+    """
+    old = {tool.name: tool for tool in before}
+    new = {tool.name: tool for tool in after}
+    parts = []
+    if added := [name for name in new if name not in old]:
+        parts.append(f"added {', '.join(added)}")
+    if removed := [name for name in old if name not in new]:
+        parts.append(f"removed {', '.join(removed)}")
+    if changed := [name for name in new if name in old and new[name] != old[name]]:
+        parts.append(f"changed {', '.join(changed)} (description, schema or hints)")
+    return "; ".join(parts) or None

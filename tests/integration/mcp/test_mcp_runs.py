@@ -151,6 +151,8 @@ async def test_the_tool_list_is_refreshed_when_the_server_says_it_changed(projec
     _, calls = await drive(project, provider, (stdio_spec(tag=marker()),))
     assert "mcp__fx__extra" not in {s.name for s in provider.requests[0].tools}
     assert "mcp__fx__extra" in {s.name for s in provider.requests[1].tools}
+    # The call that changed the list says so with its result (the model and the trace see it).
+    assert calls[0].output == "grown\n[ioh-tui: MCP server fx changed its tools: added extra]"
     assert calls[1].ok and calls[1].output == "42"
 
 
