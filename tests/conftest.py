@@ -19,6 +19,20 @@ settings.register_profile("suite", deadline=None, suppress_health_check=[HealthC
 settings.load_profile("suite")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _hypothesis_regex() -> None:
+    """Import Hypothesis's regex strategies once, near the top of a stack.
+
+    Hypothesis is a pytest plugin, so pytest rewrites its modules as they are imported, and
+    CPython 3.11.7 can fail to compile a module imported deep in a stack ("SystemError: AST
+    constructor recursion depth mismatch", fixed in 3.11.8). `st.from_regex` imports this one
+    lazily, deep inside Hypothesis's strategy resolution; CI hit it once
+    (`test_openai_chunks_reassemble_to_the_turn`). Not at the conftest's import: Hypothesis
+    warns against loading its data while plugins load.
+    """
+    import hypothesis.strategies._internal.regex  # noqa: F401
+
+
 @pytest.fixture(autouse=True)
 def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep each test's store and config out of the user's home, and keys out of the env."""
