@@ -83,7 +83,7 @@ async def test_the_clients_http_and_sse_servers_serve_the_run_with_their_headers
             client.answers[session.session_id] = always("approve")
             done = await asyncio.wait_for(
                 conn.prompt(session_id=session.session_id, prompt=[text_block("ask fx")]),
-                timeout=30,
+                timeout=90,
             )
     seen = client.seen[session.session_id]
     assert done.stop_reason == "end_turn"
