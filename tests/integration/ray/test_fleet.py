@@ -357,14 +357,18 @@ async def test_auto_finds_the_shared_workspace_and_children_write_in_it(
 async def test_a_copy_comes_back_as_a_patch_the_policy_and_the_base_check(
     fleet: RayFleet, project: Path
 ) -> None:
+    # Four actors idle in the pool first, so the four children start at once: a child that had
+    # to wait for a new actor (seconds on a loaded machine) took its copy after the other fix
+    # was applied, and both fixes applied (correctly, but this test is of the refusal).
+    idle = {f"idle {n}": {"turns": [{"text": "Ready.", "delay_ms": 1000}]} for n in range(4)}
+    await _reports(fleet, project, idle)
     fleet.workspaces = "copy"
     try:
         agents = {
             "notes": _writer("notes.txt", "notes\n"),
-            # Each waits long enough for the other's copy to be taken before its own comes back
-            # (a loaded machine can take over a second to start an actor).
-            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n", 3000),
-            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n", 3000),
+            # Each waits for the other's copy to be taken before its own comes back.
+            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n", 1000),
+            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n", 1000),
             "sneak": SNEAK,
         }
         reports = await _reports(fleet, project, agents)
