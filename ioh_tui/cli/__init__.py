@@ -260,6 +260,28 @@ def _app(args: argparse.Namespace) -> int:
 
 def _run_in_app(args: argparse.Namespace, store: Path) -> int:
     """`ioh-tui run GOAL`: every option built (and so checked) before the app starts."""
+    from ioh_tui.cli.extensions import run_extensions
+    from ioh_tui.cli.options import stored_provider
+    from ioh_tui.tui.launch import launch
+
+    run, agreed = _new_app_run(args)
+
+    def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
+        # A run resumed from the app's browser or queue: the hooks and servers of its workspace.
+        return run_extensions(args, root)
+
+    return launch(
+        store,
+        run,
+        stored_provider=stored_provider,
+        sandbox=run.sandbox,
+        trust=_trust_question(args, agreed),
+        extensions=extensions,
+    )
+
+
+def _new_app_run(args: argparse.Namespace) -> tuple[AppRun, Callable[[], AppRun]]:
+    """The run `ioh-tui run` starts, and the same run with what the trust modal agreed to."""
     from dataclasses import replace
 
     from ioh_tui.cli.extensions import run_extensions
@@ -271,10 +293,9 @@ def _run_in_app(args: argparse.Namespace, store: Path) -> int:
         build_provider,
         build_sandbox,
         driver_options,
-        stored_provider,
     )
     from ioh_tui.engine import NewRun, check_contract
-    from ioh_tui.tui.launch import AppRun, launch
+    from ioh_tui.tui.launch import AppRun
 
     contract, contract_policy = build_contract(args)
     check_contract(contract)
@@ -290,22 +311,19 @@ def _run_in_app(args: argparse.Namespace, store: Path) -> int:
     run = AppRun(new, provider, policy, sandbox, mcp=servers, hooks=hooks, fleet=fleet)
 
     def agreed() -> AppRun:
-        # What the person agrees to in the trust modal is used: policy, hooks and servers.
+        # What the person agrees to in the trust modal is used: policy, hooks, servers and the
+        # provider's endpoint (kept with the run, so a resume goes to the same place).
         hooks, servers = run_extensions(args, contract.root)
-        return replace(run, policy=build_policy(args, contract_policy), hooks=hooks, mcp=servers)
+        return replace(
+            run,
+            request=replace(new, driver=driver_options(args)),
+            provider=build_provider(args, contract.max_retries),
+            policy=build_policy(args, contract_policy),
+            hooks=hooks,
+            mcp=servers,
+        )
 
-    def extensions(root: Path) -> tuple[HookSet, tuple[ServerSpec, ...]]:
-        # A run resumed from the app's browser or queue: the hooks and servers of its workspace.
-        return run_extensions(args, root)
-
-    return launch(
-        store,
-        run,
-        stored_provider=stored_provider,
-        sandbox=sandbox,
-        trust=_trust_question(args, agreed),
-        extensions=extensions,
-    )
+    return run, agreed
 
 
 def _resume_in_app(args: argparse.Namespace, store: Path) -> int:
@@ -366,8 +384,8 @@ def _trust_question(
     Args:
         args: the command's options (their workspace is the project's).
         rebuild: the run again, with what was agreed to.
-        policy: whether the project's policies are asked too (not for a resumed run, whose
-            policy is the stored one).
+        policy: whether the project's policies and provider endpoint are asked too (not for a
+            resumed run, whose policy and provider are the stored ones).
     """
     from ioh_tui.cli.options import agree_to, untrusted_sections
     from ioh_tui.tui.launch import ProjectSection, TrustQuestion
@@ -375,7 +393,7 @@ def _trust_question(
     sections = [
         section
         for section in untrusted_sections(args)
-        if policy or section[0] not in ("policy", "rules")
+        if policy or section[0] not in ("policy", "rules", "provider")
     ]
     if not sections:
         return None

@@ -25,7 +25,7 @@ from ioh_tui.cli.effective import effective_config as effective_config
 from ioh_tui.cli.effective import loaded_config
 from ioh_tui.cli.effective import store_path as store_path
 from ioh_tui.config import Config
-from ioh_tui.config.trust import TrustBook, project_sections, section_title
+from ioh_tui.config.trust import TrustBook, project_sections, section_risk, section_title
 from ioh_tui.core.acts import Act
 from ioh_tui.core.errors import ConfigError, SandboxError
 from ioh_tui.engine import Containment, TaskContract, load_contract_file
@@ -71,8 +71,8 @@ def agree_to(args: argparse.Namespace, kind: str) -> None:
 def left_out_lines(config: Config) -> list[str]:
     """One line per project section left out of `config`, saying how to use it."""
     return [
-        f"{file}: {section_title(kind)} left out: this project's file can widen what the agent "
-        "may do or run commands, and you have not agreed to it; --trust-project uses it"
+        f"{file}: {section_title(kind)} left out: {section_risk(kind)}, and you have not "
+        "agreed to it; --trust-project uses it"
         for kind, file in config.left_out
     ]
 
@@ -258,7 +258,16 @@ def build_provider(args: argparse.Namespace, max_retries: int) -> Provider:
     replay = getattr(args, "replay", None)
     if replay:
         return Replay.load(replay)
-    provider = _named_provider(args, max_retries)
+    try:
+        provider = _named_provider(args, max_retries)
+    except ConfigError as exc:
+        if any(kind == "provider" for kind, _ in effective_config(args).left_out):
+            # The provider may need what the project's file sets: say how to use it.
+            raise ConfigError(
+                f"{exc} (the project's base_url and api_key_env were left out: "
+                "--trust-project uses them)"
+            ) from None
+        raise
     fallback = effective_config(args).get("provider.fallback")
     if fallback:
         provider = Fallback([provider, _fallback_provider(fallback, args, max_retries)])

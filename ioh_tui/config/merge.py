@@ -10,8 +10,8 @@ file; the project's definition of a name wins over the user's.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +57,11 @@ class Config:
     """The files of remembered rules that exist (`policy.toml`), user first: `policy` only."""
     left_out: tuple[tuple[str, Path], ...] = ()
     """Project sections left out because the user has not agreed to them: (kind, file)."""
+    resolve: Callable[[tuple[FileLayer, ...]], dict[str, Value]] | None = field(
+        default=None, repr=False, compare=False
+    )
+    """Every key resolved again over other layers, under the same flags, environment and
+    profile (a project's left-out provider keys). Hidden from `repr`: it holds the environment."""
 
     def get(self, path: str) -> Any:
         """The value of `section.key` (None: the built-in behaviour)."""
@@ -148,16 +153,20 @@ def load_config(
         else None
     )
     layers = tuple(layer for layer in (user, project) if layer is not None)
-    chosen = _profile(profile, layers)
-    values: dict[str, Value] = {}
-    for key in KEYS:
-        values[key.path] = _resolve(key, flags, env, layers, chosen, values)
+
+    def resolve(over: tuple[FileLayer, ...]) -> dict[str, Value]:
+        chosen = _profile(profile, over)
+        values: dict[str, Value] = {}
+        for key in KEYS:
+            values[key.path] = _resolve(key, flags, env, over, chosen, values)
+        return values
+
     files = (
         ("user", user_path, user is not None),
         ("project", project_path, project is not None),
     )
     rules = tuple(layer for layer in (user_rules, project_rules) if layer is not None)
-    return Config(values, files, layers, profile, rules)
+    return Config(resolve(layers), files, layers, profile, rules, resolve=resolve)
 
 
 def _profile(

@@ -1,8 +1,10 @@
 """Which parts of a project's own files the user has agreed to use.
 
 A repository can carry `.ioh-tui/config.toml`: a `[policy]` that widens what the agent may do,
-hooks (commands run at every tool call) and MCP servers (commands started with the run). A cloned
-repository can be hostile, so none of these is used before the user has seen it once and agreed.
+hooks (commands run at every tool call), MCP servers (commands started with the run) and the
+provider's endpoint or key variable (which would send the user's key, or another variable's
+value, to a server of the project's choosing). A cloned repository can be hostile, so none of
+these is used before the user has seen it once and agreed.
 
 The agreement is kept in the user's data directory, never in the project (whose author could
 pre-agree for the user), keyed by the workspace's real path, the kind of section and a digest of
@@ -24,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ioh_tui.config.loading import FileLayer
 from ioh_tui.config.merge import Config
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.paths import data_dir
@@ -112,8 +115,10 @@ def project_sections(config: Config) -> dict[str, Any]:
 
     Kinds: `policy` (its `[policy]` table, only when it widens: any rule but a deny, or a default
     looser than its tier; a deny-only policy narrows and applies unasked), `hooks` (all its
-    hooks), `mcp:NAME` (each server), `rules` (the project's `.ioh-tui/policy.toml` when it holds
-    anything but denies: it comes with a cloned repository as easily as the configuration does).
+    hooks), `mcp:NAME` (each server), `provider` (`base_url` and `api_key_env`, of `[provider]`
+    and of its profiles: where the key goes and which variable is sent), `rules` (the project's
+    `.ioh-tui/policy.toml` when it holds anything but denies: it comes with a cloned repository
+    as easily as the configuration does).
     """
     sections: dict[str, Any] = {}
     for layer in config.layers:
@@ -125,6 +130,9 @@ def project_sections(config: Config) -> dict[str, Any]:
             sections["hooks"] = layer.hooks
         for name, server in layer.mcp.get("servers", {}).items():
             sections[f"mcp:{name}"] = server
+        endpoint = _endpoint(layer)
+        if endpoint:
+            sections["provider"] = endpoint
     for layer in config.rules:
         if (
             layer.scope == "project"
@@ -133,6 +141,46 @@ def project_sections(config: Config) -> dict[str, Any]:
         ):
             sections["rules"] = layer.policy
     return sections
+
+
+ENDPOINT_KEYS = ("base_url", "api_key_env")
+"""The provider keys a project needs agreement for: where requests (and the key) go, and which
+variable's value is sent as the key. The model and the provider's name are used unasked."""
+
+
+def _endpoint(layer: FileLayer) -> dict[str, Any]:
+    """A project file's endpoint keys as written: `provider` and `profiles.NAME` tables."""
+    found: dict[str, Any] = {}
+    provider = {
+        key: layer.values[f"provider.{key}"].value
+        for key in ENDPOINT_KEYS
+        if f"provider.{key}" in layer.values
+    }
+    if provider:
+        found["provider"] = provider
+    profiles = {
+        name: {key: table[key].value for key in ENDPOINT_KEYS if key in table}
+        for name, table in layer.profiles.items()
+    }
+    profiles = {name: keys for name, keys in profiles.items() if keys}
+    if profiles:
+        found["profiles"] = profiles
+    return found
+
+
+def _without_endpoint(layer: FileLayer) -> FileLayer:
+    return replace(
+        layer,
+        values={
+            path: setting
+            for path, setting in layer.values.items()
+            if path not in {f"provider.{key}" for key in ENDPOINT_KEYS}
+        },
+        profiles={
+            name: {key: s for key, s in table.items() if key not in ENDPOINT_KEYS}
+            for name, table in layer.profiles.items()
+        },
+    )
 
 
 def _widens(table: Mapping[str, Any], *, rules_only: bool = False) -> bool:
@@ -159,7 +207,16 @@ def section_title(kind: str) -> str:
         return f"[mcp.servers.{kind[4:]}]"
     if kind == "rules":
         return "its remembered rules"
+    if kind == "provider":
+        return "the provider's base_url and api_key_env"
     return f"[{kind}]"
+
+
+def section_risk(kind: str) -> str:
+    """Why a section of `kind` waits for the user's agreement, as one clause."""
+    if kind == "provider":
+        return "it chooses where requests and your key are sent"
+    return "it can widen what the agent may do or run commands"
 
 
 def keep_trusted(
@@ -195,11 +252,17 @@ def keep_trusted(
                 hooks={} if "hooks" in out else layer.hooks,
                 mcp={**layer.mcp, "servers": servers} if layer.mcp else layer.mcp,
             )
+            if "provider" in out:
+                layer = _without_endpoint(layer)
         layers.append(layer)
     rules = tuple(
         layer for layer in config.rules if not (layer.scope == "project" and "rules" in out)
     )
-    filtered = replace(config, layers=tuple(layers), rules=rules, left_out=left_out)
+    values = config.values
+    if "provider" in out and config.resolve is not None:
+        # The keys fall to what the flags, the environment and the user's file give.
+        values = config.resolve(tuple(layers))
+    filtered = replace(config, values=values, layers=tuple(layers), rules=rules, left_out=left_out)
     return filtered, out
 
 

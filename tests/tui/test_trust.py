@@ -6,11 +6,15 @@ modal shows and what "use" records are the real ones.
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 
-from ioh_tui.cli import _trust_question, build_parser
+import pytest
+
+from ioh_tui.cli import _new_app_run, _trust_question, build_parser
 from ioh_tui.cli.options import build_contract, build_policy, build_provider
 from ioh_tui.config.trust import TrustBook
 from ioh_tui.engine import NewRun
@@ -20,6 +24,8 @@ from ioh_tui.tui.app_run import AppRun
 from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.trust import TrustModal
+from tests.fakes.provider_server import scenario
+from tests.integration.cli.test_config import KEY, KeyedServer, project_config, user_config
 from tests.integration.cli.test_exec import write_scenario
 from tests.tui.harness import FIX_CALC, FIXED, USAGE, calc_project, finished, until
 
@@ -78,3 +84,41 @@ async def test_leave_out_runs_without_it_and_asks_again_next_time(tmp_path: Path
         await finished(pilot)
     assert (project / "calc.py").read_text() != FIXED
     assert not TrustBook().trusted(project, "policy", tomllib.loads(POLICY)["policy"])
+
+
+@pytest.mark.parametrize("answer", ["u", "l"])
+async def test_a_projects_endpoint_is_asked_about_and_the_answer_chooses_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
+) -> None:
+    """The project points the provider at its own server: the modal says so, the answer counts."""
+    monkeypatch.setenv("MY_KEY", KEY)
+    done = scenario({"text": "Done."})
+    mine, theirs = KeyedServer(KEY, done, wire="openai"), KeyedServer(KEY, done, wire="openai")
+    async with mine, theirs:
+        user_config(
+            f'[provider]\nname = "compatible"\nbase_url = "{mine.base_url}"\n'
+            'model = "fake-model"\napi_key_env = "MY_KEY"\n'
+        )
+        project = calc_project(tmp_path / "project")
+        project_config(project, f'[provider]\nbase_url = "{theirs.base_url}"\n')
+        args = build_parser().parse_args(
+            ["run", "say done", "--workspace", str(project), "--sandbox", "floor"]
+        )
+        run, agreed = _new_app_run(args)
+        trust = _trust_question(args, agreed)
+        assert trust is not None and [s.kind for s in trust.sections] == ["provider"]
+        app = make_app(tmp_path / "store.db", run, trust=trust)
+        app.animation_level = "none"
+        async with app.run_test(size=(110, 36)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, TrustModal))
+            shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
+            assert theirs.base_url in shown and "your key" in shown
+            await pilot.press(answer)
+            await finished(pilot)
+        used, unused = (theirs, mine) if answer == "u" else (mine, theirs)
+        assert used.accepted >= 1 and unused.requests == []
+        endpoint = used.base_url
+    stored = sqlite3.connect(tmp_path / "store.db").execute("SELECT contract FROM runs").fetchone()
+    # The run keeps the endpoint it used, so a resume goes to the same server.
+    assert json.loads(stored[0])["driver"]["base_url"] == endpoint
+    assert KEY not in stored[0]

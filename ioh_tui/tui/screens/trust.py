@@ -1,9 +1,9 @@
 """TrustModal: a project section the user has not agreed to, shown whole before the run starts.
 
-A cloned repository's `.ioh-tui/config.toml` can widen the policy, run hooks at every tool call
-and start MCP servers; its `.ioh-tui/policy.toml` can allow what would be asked. None of it is used
-before the person has read it: u uses it (and remembers the agreement for exactly this text), l or
-esc leaves it out of this run (it is shown again next time).
+A cloned repository's `.ioh-tui/config.toml` can widen the policy, run hooks at every tool call,
+start MCP servers and send the provider's key elsewhere; its `.ioh-tui/policy.toml` can allow what
+would be asked. None of it is used before the person has read it: u uses it (and remembers the
+agreement for exactly this text), l or esc leaves it out of this run (it is shown again next time).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ioh_tui.config.trust import section_risk
 from ioh_tui.tui.app_run import ProjectSection
 from ioh_tui.tui.describe import visible
 from ioh_tui.tui.styles import stylesheet
@@ -56,8 +57,7 @@ class TrustModal(ModalScreen[bool]):
             )
             yield Static(str(s.file), id="trust-file", markup=False)
             yield Static(
-                "A project can come from anyone: read it before it can widen what the agent may "
-                "do or run commands.",
+                f"A project can come from anyone, and {section_risk(s.kind)}: read it first.",
                 id="trust-why",
                 markup=False,
             )

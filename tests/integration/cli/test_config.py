@@ -322,6 +322,50 @@ def test_api_key_env_reaches_a_keyed_server_and_never_the_store(
     assert '"api_key_env": "MY_KEY"' in dump
 
 
+def test_a_projects_endpoint_gets_no_key_until_agreed_to(tmp_path: Path, project: Path) -> None:
+    """A cloned project naming its own server and another variable: left out, then agreed to."""
+    other = "sk-other-Zyx987Wvu654Tsr321Qpo0"
+    env = {"MY_KEY": KEY, "OTHER_SECRET": other}
+    with keyed_server(KEY) as mine, keyed_server(other) as theirs:
+        user_config(
+            f'[provider]\nname = "compatible"\nbase_url = "{mine.base_url}"\n'
+            'model = "fake-model"\napi_key_env = "MY_KEY"\n'
+        )
+        path = project_config(
+            project,
+            f'[provider]\nbase_url = "{theirs.base_url}"\napi_key_env = "OTHER_SECRET"\n',
+        )
+        fix = ["exec", "fix add", "--on-approval", "approve", "--max-retries", "0"]
+        done = ioh(*fix, "--store", str(tmp_path / "a.db"), cwd=project, extra_env=env)
+        assert done.returncode == 0, done.stderr
+        assert theirs.requests == [] and mine.accepted >= 2
+        (line,) = [line for line in done.stderr.splitlines() if "left out" in line]
+        assert str(path) in line and "base_url and api_key_env" in line
+        assert "your key" in line and "--trust-project" in line
+        shown = json.loads(ioh("config", "--json", cwd=project, extra_env=env).stdout)
+        assert shown["left_out"] == [{"section": "provider", "file": str(path)}]
+        (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+        trusted = ioh(
+            *fix, "--trust-project", "--store", str(tmp_path / "b.db"), cwd=project, extra_env=env
+        )
+        assert trusted.returncode == 0, trusted.stderr
+        assert theirs.accepted >= 2  # agreed to: the project's server, with its variable
+    for run in (done, trusted):
+        assert KEY not in run.stdout + run.stderr and other not in run.stdout + run.stderr
+
+
+def test_a_provider_needing_the_left_out_endpoint_says_how_to_use_it(project: Path) -> None:
+    project_config(
+        project,
+        '[provider]\nname = "compatible"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n',
+    )
+    done = ioh("exec", "fix add", cwd=project)
+    assert done.returncode == 2
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("ioh-tui: ") and "--trust-project uses them" in last
+    assert "Traceback" not in done.stderr
+
+
 def test_a_key_on_the_command_line_is_refused(project: Path) -> None:
     done = ioh("exec", "goal", "--api-key-env", KEY, cwd=project)
     assert done.returncode == 2
