@@ -256,6 +256,8 @@ class WireProvider:
                 ) as response:
                     if response.status_code != 200:
                         raise await self._http_error(response)
+                    if _answers_json(response):
+                        raise await self._not_a_stream(response)
                     await _consume(response, assembler)
             completion = assembler.finish()
         except ProviderError as exc:
@@ -300,6 +302,26 @@ class WireProvider:
         summary = _error_summary(raw.decode("utf-8", "replace"))
         return classify_status(status, self._key.redact(summary), _retry_after(response.headers))
 
+    async def _not_a_stream(self, response: httpx.Response) -> ProviderError:
+        """A 200 in JSON: a server that ignored `stream`, or put its error in a success."""
+        media = response.headers.get("content-type", "").split(";", 1)[0].strip()
+        raw = b""
+        with contextlib.suppress(httpx.HTTPError):
+            async for chunk in response.aiter_bytes():
+                raw += chunk
+                if len(raw) > _SHOWN_BYTES:
+                    break
+        summary = _error_summary(raw[:_SHOWN_BYTES].decode("utf-8", "replace")).strip()
+        if len(summary) > _SHOWN_CHARS:
+            summary = summary[:_SHOWN_CHARS] + "..."
+        said = f"the server answered {media}, not an event stream"
+        return ProviderError(
+            "malformed",
+            self._key.redact(f"{said}: {summary}" if summary else said),
+            status=200,
+            retryable=False,
+        )
+
     def _priced(self, completion: Completion, model: str) -> Completion:
         usage = completion.usage
         if usage is None or usage.cost_usd is not None:
@@ -331,6 +353,9 @@ class WireProvider:
 
 _DRAIN_BYTES = 64 * 1024
 _DRAIN_S = 0.25
+_SHOWN_BYTES = 16 * 1024
+"""At most this much of a 200 that is not a stream is read, to say what it was."""
+_SHOWN_CHARS = 300
 
 
 async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None:
@@ -356,6 +381,16 @@ async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None
                 drained += len(chunk)
                 if drained > _DRAIN_BYTES:
                     break
+
+
+def _answers_json(response: httpx.Response) -> bool:
+    """Whether a 200 says it is JSON.
+
+    Anything else (no type, `text/plain`) is read as a stream: some compatible servers stream
+    under the wrong type, and the stream's own checks catch the rest (no terminator: `truncated`).
+    """
+    media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:

@@ -131,6 +131,39 @@ async def test_context_overflow_and_redirects_are_not_retried(server: WireServer
     assert len(server.received) == 2
 
 
+async def test_a_200_in_json_is_said_as_such_and_not_retried(server: WireServer) -> None:
+    # A compatible server that ignored `stream: true` and answered the whole completion.
+    whole = (
+        b'{"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": '
+        b'{"role": "assistant", "content": "Hello"}, "finish_reason": "stop"}]}'
+    )
+    server.queue(Reply(whole, headers={"content-type": "application/json"}, framing="length"))
+    attempts: list[Attempt] = []
+    with pytest.raises(ProviderError) as caught:
+        await complete(server, attempts)
+    said = str(caught.value)
+    assert caught.value.kind == "malformed" and not caught.value.retryable
+    assert "(HTTP 200): the server answered application/json, not an event stream" in said
+    assert '"content": "Hello"' in said and "\n" not in said
+    assert len(server.received) == 1
+    # Its error put in a success is summarised as an error status's would be.
+    server.queue(
+        Reply(
+            b'{"error": {"message": "no such model", "code": 404}}',
+            framing="length",
+            headers={"content-type": "application/json; charset=utf-8"},
+        )
+    )
+    with pytest.raises(ProviderError, match="not an event stream: 404: no such model"):
+        await complete(server, [])
+
+
+async def test_a_stream_under_another_type_is_still_read(server: WireServer) -> None:
+    server.queue(Reply(OK_BODY, headers={"content-type": "text/plain"}))
+    done = await complete(server, [])
+    assert done.text == "Hello"
+
+
 @pytest.mark.parametrize(("framing", "kind"), [("chunked", "transport"), ("close", "truncated")])
 async def test_mid_stream_disconnect_is_retried(
     server: WireServer, framing: Framing, kind: str
