@@ -281,8 +281,16 @@ class Connection:
         client = self._client
         if client is None or self.state != "ready":
             raise CallFailed(f"server {self.spec.name} is not running ({self.describe_state()})")
+        # Sent on the session, not through `Client.read_resource`, which takes no deadline: the
+        # client's default (START_TIMEOUT_S) would cut a read the run had time for.
+        request = mcp_types.ReadResourceRequest(params=mcp_types.ReadResourceRequestParams(uri=uri))
         try:
-            return await asyncio.wait_for(client.read_resource(uri), timeout_s)
+            return await asyncio.wait_for(
+                client.session.send_request(
+                    request, mcp_types.ReadResourceResult, request_read_timeout_seconds=timeout_s
+                ),
+                timeout_s + 1.0,
+            )
         except TimeoutError:
             raise CallFailed(f"no answer within {timeout_s:.0f} s") from None
         except (MCPError, OSError, ValueError) as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from ioh_tui.core.acts import Act
 from ioh_tui.mcp.offers import ResourceInfo
 from ioh_tui.mcp.resources import list_resources
@@ -169,3 +171,16 @@ async def test_a_read_rewritten_to_another_uri_of_its_server_reads_that_one(
         "URI of fx (fx/SCHEME:...)"
     )
     assert calls[2].refused and "an approved rewrite may not cross a deny" in calls[2].output
+
+
+async def test_a_read_waits_as_long_as_the_run_allows_not_the_sessions_default(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ioh_tui.mcp import connection
+
+    # The session's default (START_TIMEOUT_S, 30 s) cut reads the run had time for. Shown with
+    # a 2 s default (enough to start on a loaded machine) and a read that answers after 4 s.
+    monkeypatch.setattr(connection, "START_TIMEOUT_S", 2.0)
+    provider = scripted(read("memo://notes/slow-4"), {"text": "done"})
+    _, calls = await drive(project, provider, (stdio_spec(tag=marker(), resources=True),))
+    assert calls[0].output == "[resource memo://notes/slow-4]\nthe note called slow-4"
