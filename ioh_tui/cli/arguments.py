@@ -12,11 +12,13 @@ import math
 from collections.abc import Callable
 from typing import TypeVar
 
+from ioh_tui.core.transcript import EFFORTS
+
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
-    """--provider, --model, --base-url, --scenario, --fallback, and --record or --replay."""
+    """The provider's options: which, its model, endpoint, key variable, effort and tape."""
     p.add_argument(
         "--provider", choices=PROVIDERS, help="model back-end (default: from the environment)"
     )
@@ -27,6 +29,11 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         type=_env_name,
         help="the environment variable holding the provider's key (never the key itself)",
+    )
+    p.add_argument(
+        "--reasoning-effort",
+        choices=EFFORTS,
+        help="how hard a model that reasons thinks (Anthropic: extended thinking's budget)",
     )
     p.add_argument("--profile", metavar="NAME", help="a [profiles.NAME] of the configuration files")
     p.add_argument("--scenario", help="scenario file for --provider scripted")

@@ -25,6 +25,7 @@ _FLAG_DESTS = (
     "model",
     "base_url",
     "api_key_env",
+    "reasoning_effort",
     "fallback",
     "max_steps",
     "time_budget",

@@ -299,6 +299,7 @@ def _named_provider(args: argparse.Namespace, max_retries: int) -> Provider:
         scenario=args.scenario,
         max_retries=max_retries,
         prices=_prices(config, getattr(args, "pricing_file", None)),
+        reasoning=config.get("provider.reasoning_effort"),
     )
 
 
@@ -359,9 +360,6 @@ def build_containment(args: argparse.Namespace) -> Containment | None:
     return Containment(**{k: v for k, v in given.items() if v is not None})
 
 
-_DRIVER_KEYS = ("provider", "model", "base_url", "api_key_env", "fallback", "pricing")
-
-
 def driver_options(args: argparse.Namespace) -> dict[str, str]:
     """The provider options worth keeping with a run, so `resume` needs none (never a key).
 
@@ -374,6 +372,7 @@ def driver_options(args: argparse.Namespace) -> dict[str, str]:
         "model": args.model or _chosen(config, "provider.model"),
         "base_url": args.base_url or _chosen(config, "provider.base_url"),
         "api_key_env": config.given("provider.api_key_env"),
+        "reasoning_effort": config.given("provider.reasoning_effort"),
         "fallback": config.given("provider.fallback"),
         "pricing": config.given("pricing.file"),
     }
@@ -388,13 +387,25 @@ def _chosen(config: Config, path: str) -> Any:
     return None if value.source == "default" else value.value
 
 
+_STORED_DRIVER = (
+    "provider",
+    "model",
+    "base_url",
+    "scenario",
+    "fallback",
+    "api_key_env",
+    "reasoning_effort",
+)
+"""The stored driver options a resume takes where its command line says nothing."""
+
+
 def with_stored_driver(args: argparse.Namespace, contract: dict[str, Any]) -> argparse.Namespace:
     """`args` with the run's stored provider options filling what the command line left out."""
     stored = contract.get("driver", {})
     if args.provider or args.scenario:
         return args
     merged = argparse.Namespace(**vars(args))
-    for key in ("provider", "model", "base_url", "scenario", "fallback", "api_key_env"):
+    for key in _STORED_DRIVER:
         if getattr(merged, key, None) is None and key in stored:
             setattr(merged, key, stored[key])
     if "pricing" in stored:
@@ -408,9 +419,7 @@ def stored_provider(contract: dict[str, Any]) -> Provider:
     Built as `ioh-tui resume RUN_ID` builds it without provider options: from the run's stored
     driver options (provider, model, base URL, scenario, fallback) and the environment's keys.
     """
-    blank = argparse.Namespace(
-        provider=None, model=None, base_url=None, scenario=None, fallback=None, api_key_env=None
-    )
+    blank = argparse.Namespace(**dict.fromkeys(_STORED_DRIVER))
     retries = contract.get("max_retries", 2)
     return build_provider(
         with_stored_driver(blank, contract), retries if isinstance(retries, int) else 2

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ioh_tui.core.transcript import EFFORTS
+
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
 SANDBOXES = ("auto", "bwrap", "namespaces", "floor", "none")
 NOTIFY_STYLES = ("osc9", "osc777")
@@ -203,6 +205,15 @@ PROVIDER_KEYS: tuple[Key, ...] = (
         "fallback",
         default_text="none",
         help="PROVIDER[:MODEL] taken when the first one's retries are spent",
+    ),
+    Key(
+        "provider.reasoning_effort",
+        _choice(EFFORTS),
+        None,
+        "--reasoning-effort",
+        "reasoning_effort",
+        default_text="the model's own (Anthropic: no extended thinking)",
+        help="how hard a model that reasons thinks: low, medium or high",
     ),
 )
 """The keys a `[profiles.NAME]` table may hold too (as `name`, `model`, ...)."""

@@ -15,7 +15,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from ioh_tui.core.transcript import Completion, Image, Message, ToolCall, Usage
+from ioh_tui.core.transcript import Completion, Image, Message, Thought, ToolCall, Usage
 
 
 def tool_call_to_json(call: ToolCall) -> dict[str, Any]:
@@ -59,6 +59,7 @@ def completion_to_json(completion: Completion) -> dict[str, Any]:
         "model": completion.model,
         "ttft_ms": completion.ttft_ms,
         "latency_ms": completion.latency_ms,
+        **({"thoughts": thoughts_to_json(completion.thoughts)} if completion.thoughts else {}),
     }
 
 
@@ -74,6 +75,26 @@ def completion_from_json(data: Mapping[str, Any]) -> Completion:
         model=data.get("model"),
         ttft_ms=data.get("ttft_ms"),
         latency_ms=data.get("latency_ms"),
+        thoughts=thoughts_from_json(data.get("thoughts", ())),
+    )
+
+
+def thoughts_to_json(thoughts: tuple[Thought, ...]) -> list[dict[str, str]]:
+    """Signed reasoning blocks as JSON data (each block's empty fields left out)."""
+    return [
+        {
+            k: v
+            for k, v in (("text", t.text), ("signature", t.signature), ("redacted", t.redacted))
+            if v
+        }
+        for t in thoughts
+    ]
+
+
+def thoughts_from_json(data: Any) -> tuple[Thought, ...]:
+    """The inverse of `thoughts_to_json`."""
+    return tuple(
+        Thought(b.get("text", ""), b.get("signature", ""), b.get("redacted", "")) for b in data
     )
 
 
@@ -100,7 +121,7 @@ def image_from_json(data: Mapping[str, Any]) -> Image:
 
 
 def message_to_json(message: Message) -> dict[str, Any]:
-    """A transcript message as JSON data (`images` only when it has some)."""
+    """A transcript message as JSON data (`images` and `thoughts` only when it has some)."""
     data: dict[str, Any] = {
         "role": message.role,
         "content": message.content,
@@ -109,6 +130,8 @@ def message_to_json(message: Message) -> dict[str, Any]:
     }
     if message.images:
         data["images"] = [image_to_json(i) for i in message.images]
+    if message.thoughts:
+        data["thoughts"] = thoughts_to_json(message.thoughts)
     return data
 
 
@@ -120,4 +143,5 @@ def message_from_json(data: Mapping[str, Any]) -> Message:
         tuple(tool_call_from_json(c) for c in data.get("tool_calls", [])),
         data.get("tool_call_id"),
         tuple(image_from_json(i) for i in data.get("images", ())),
+        thoughts_from_json(data.get("thoughts", ())),
     )

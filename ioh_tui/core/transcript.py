@@ -8,6 +8,10 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 
+EFFORTS = ("low", "medium", "high")
+"""The reasoning effort a model that reasons may be asked for, least first
+(`providers.reasoning` says it in each wire's terms)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -46,6 +50,20 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
+class Thought:
+    """One block of the model's reasoning, kept to be sent back exactly as it came.
+
+    Anthropic signs each thinking block, and with extended thinking on, a turn that called tools
+    must come back with its blocks, signatures intact, or the next request is refused. A block
+    the provider redacted keeps only its opaque `redacted` data.
+    """
+
+    text: str = ""
+    signature: str = ""
+    redacted: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message of the transcript.
 
@@ -58,6 +76,8 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     images: tuple[Image, ...] = ()
+    thoughts: tuple[Thought, ...] = ()
+    """An assistant turn's signed reasoning blocks (sent back by the wires that take them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +132,9 @@ class Completion:
     ttft_ms: float | None = None
     """Time to the first streamed byte of content; None when not measured."""
     latency_ms: float | None = None
+    thoughts: tuple[Thought, ...] = ()
+    """The reasoning as signed blocks, when the wire signs it (Anthropic); `thinking` is the
+    text of them all."""
 
 
 @dataclass(frozen=True, slots=True)

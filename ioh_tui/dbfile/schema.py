@@ -265,7 +265,13 @@ CREATE TABLE IF NOT EXISTS event_keys (
 (`texts.py`); an event row keeps its values without their key names, which `event_keys` holds
 once (a JSON list; `eventrows.py`). Code before it could read neither."""
 
-MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5, V6, V7)
+V8 = """
+ALTER TABLE messages ADD COLUMN thoughts TEXT;
+"""
+"""Version 8: an assistant turn's signed reasoning blocks (JSON, `codec.thoughts_to_json`; NULL:
+none), which a wire with extended thinking must be sent back, so a resumed run can go on."""
+
+MIGRATIONS: tuple[str, ...] = (V1, V2, V3, V4, V5, V6, V7, V8)
 """Migration `i` brings a store from `user_version` i to i + 1."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -145,7 +145,9 @@ async def step(p: Deps, s: RunState, n: int) -> None:
     else:
         completion = staged
         _replay_text(p, n, completion)
-    assistant = Message("assistant", completion.text, completion.tool_calls)
+    assistant = Message(
+        "assistant", completion.text, completion.tool_calls, thoughts=completion.thoughts
+    )
     results, rows, deferred, changed = await execute_tools(p, s, n, completion.tool_calls)
     messages = [*inbox, assistant, *results]
     if not completion.tool_calls and not isinstance(s.contract.verification, NoGate):

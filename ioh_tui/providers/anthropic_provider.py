@@ -19,6 +19,7 @@ from ioh_tui.providers.http import (
     require,
 )
 from ioh_tui.providers.pricing import PriceTable
+from ioh_tui.providers.reasoning import THINKING_BUDGETS
 from ioh_tui.providers.retry import RetryPolicy, Sleep
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
@@ -29,7 +30,8 @@ class Anthropic(WireProvider):
     """Anthropic's Messages API, streamed.
 
     `base_url` is the host part, as in the official SDK (`https://api.anthropic.com`); a base
-    that already ends in `/v1` is accepted too.
+    that already ends in `/v1` is accepted too. `reasoning` (`low`, `medium`, `high`) turns
+    extended thinking on with that effort's budget (`reasoning.THINKING_BUDGETS`).
     """
 
     def __init__(
@@ -45,6 +47,7 @@ class Anthropic(WireProvider):
         prices: PriceTable | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
+        reasoning: str | None = None,
     ) -> None:
         key = require(api_key, "ANTHROPIC_API_KEY")
         base = check_base_url(base_url or ANTHROPIC_BASE_URL)
@@ -61,11 +64,13 @@ class Anthropic(WireProvider):
             prices=prices,
             retry=retry,
             sleep=sleep,
+            reasoning=reasoning,
         )
 
     def build_body(self, request: Request, model: str) -> dict[str, Any]:
-        """The Messages body."""
-        return build_body(request, model)
+        """The Messages body (extended thinking on when a reasoning effort was given)."""
+        budget = THINKING_BUDGETS[self.reasoning] if self.reasoning else None
+        return build_body(request, model, thinking_budget=budget)
 
     def headers(self, key: str | None) -> dict[str, str]:
         """`x-api-key` and the API version the wire format here was written against."""

@@ -22,7 +22,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Completion, Image, Message, Request, StreamSink, Usage
+from ioh_tui.core.transcript import (
+    Completion,
+    Image,
+    Message,
+    Request,
+    StreamSink,
+    Thought,
+    Usage,
+)
 from ioh_tui.providers.assemble import (
     Clock,
     PieceStream,
@@ -43,19 +51,27 @@ _COUNTERS = (
 )
 
 
-def build_body(request: Request, model: str) -> dict[str, Any]:
+def build_body(
+    request: Request, model: str, *, thinking_budget: int | None = None
+) -> dict[str, Any]:
     """The JSON body of a streaming Messages request.
 
     System messages become one `system` text block marked for prompt caching. Tool results
     become `tool_result` blocks of a user message; consecutive same-role messages merge into one
     (the API wants turns to alternate), with tool results ahead of any text.
+
+    `thinking_budget` turns extended thinking on with that many tokens to think in, on top of
+    the answer's `max_tokens` (the API counts both against `max_tokens`). An assistant turn's
+    signed thinking blocks then go back ahead of its text and tool calls, as the API requires.
     """
     body: dict[str, Any] = {
         "model": request.model or model,
-        "max_tokens": request.max_tokens,
+        "max_tokens": request.max_tokens + (thinking_budget or 0),
         "stream": True,
-        "messages": _messages(request.messages),
+        "messages": _messages(request.messages, thoughts=thinking_budget is not None),
     }
+    if thinking_budget is not None:
+        body["thinking"] = {"type": "enabled", "budget_tokens": thinking_budget}
     system = "\n\n".join(m.content for m in request.messages if m.role == "system" and m.content)
     if system:
         body["system"] = [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}]
@@ -67,12 +83,14 @@ def build_body(request: Request, model: str) -> dict[str, Any]:
     return body
 
 
-def _messages(messages: Iterable[Message]) -> list[dict[str, Any]]:
+def _messages(messages: Iterable[Message], *, thoughts: bool) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
             continue
         blocks = _blocks(message)
+        if thoughts and message.thoughts:
+            blocks[:0] = [_thought(t) for t in message.thoughts]
         if not blocks:
             continue
         role = "assistant" if message.role == "assistant" else "user"
@@ -112,6 +130,12 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     return blocks
 
 
+def _thought(thought: Thought) -> dict[str, Any]:
+    if thought.redacted:
+        return {"type": "redacted_thinking", "data": thought.redacted}
+    return {"type": "thinking", "thinking": thought.text, "signature": thought.signature}
+
+
 def _image(image: Image) -> dict[str, Any]:
     data = base64.b64encode(image.data).decode("ascii")
     return {
@@ -140,12 +164,29 @@ class AnthropicAssembler:
         self._out = PieceStream(on_piece, used_ids=used_ids, started=started, clock=clock)
         self.model: str | None = None
         self.stop_reason: str | None = None
-        self.signature = ""
-        """The thinking block's signature (needed to send thinking back with tool results)."""
+        self._thought_parts: dict[int, list[str]] = {}
+        """Each thinking block's text, by the block's index."""
+        self._signatures: dict[int, str] = {}
+        self._redacted: dict[int, str] = {}
+        """Each redacted thinking block's opaque data, by the block's index."""
         self.done = False
         self._counters: dict[str, int] | None = None
         self._start_inputs: dict[int, str] = {}
         self._shape = TextShape()
+
+    @property
+    def signature(self) -> str:
+        """The signatures of the turn's thinking blocks, joined."""
+        return "".join(self._signatures[i] for i in sorted(self._signatures))
+
+    def _thoughts_in_order(self) -> tuple[Thought, ...]:
+        blocks = {
+            i: Thought("".join(self._thought_parts.get(i, ())), signature)
+            for i, signature in self._signatures.items()
+        }
+        blocks.update((i, Thought(redacted=data)) for i, data in self._redacted.items())
+        # A block with neither a signature nor redacted data cannot be sent back: left out.
+        return tuple(b for _, b in sorted(blocks.items()) if b.signature or b.redacted)
 
     def feed(self, event: ServerSentEvent) -> bool:
         """Take one event; True once `message_stop` arrived (stop reading)."""
@@ -215,6 +256,7 @@ class AnthropicAssembler:
             model=self.model,
             ttft_ms=ttft,
             latency_ms=latency,
+            thoughts=self._thoughts_in_order(),
         )
 
     def _block_start(self, obj: dict[str, Any]) -> None:
@@ -224,10 +266,16 @@ class AnthropicAssembler:
         if kind == "text" and isinstance(block.get("text"), str) and block["text"]:
             self._out.text(block["text"])
         elif kind == "thinking":
+            key = index if isinstance(index, int) else -1
             if isinstance(block.get("thinking"), str) and block["thinking"]:
                 self._out.thinking(block["thinking"])
+                self._thought_parts.setdefault(key, []).append(block["thinking"])
             if isinstance(block.get("signature"), str):
-                self.signature += block["signature"]
+                self._signatures[key] = self._signatures.get(key, "") + block["signature"]
+        elif kind == "redacted_thinking" and isinstance(index, int):
+            data = block.get("data")
+            if isinstance(data, str) and data:
+                self._redacted[index] = data
         elif kind == "tool_use" and isinstance(index, int):
             wire_id = block.get("id")
             name = block.get("name")
@@ -258,8 +306,10 @@ class AnthropicAssembler:
             thinking = delta.get("thinking")
             if isinstance(thinking, str) and thinking:
                 self._out.thinking(thinking)
+                self._thought_parts.setdefault(_index(obj), []).append(thinking)
         elif kind == "signature_delta" and isinstance(delta.get("signature"), str):
-            self.signature += delta["signature"]
+            key = _index(obj)
+            self._signatures[key] = self._signatures.get(key, "") + delta["signature"]
 
     def _count(self, usage: object) -> None:
         if not isinstance(usage, dict):
@@ -285,6 +335,12 @@ class AnthropicAssembler:
             cache_read_tokens=read,
             cache_write_tokens=write,
         )
+
+
+def _index(obj: dict[str, Any]) -> int:
+    """The block index an event names (-1 when it names none)."""
+    index = obj.get("index")
+    return index if isinstance(index, int) else -1
 
 
 def _text_only(obj: dict[str, Any]) -> str | None:

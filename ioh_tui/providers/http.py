@@ -31,6 +31,7 @@ from ioh_tui.providers.assemble import transcript_call_ids
 from ioh_tui.providers.base import ensure_allowed
 from ioh_tui.providers.classify import classify_status, parse_retry_after
 from ioh_tui.providers.pricing import PriceTable
+from ioh_tui.providers.reasoning import checked_effort
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
 from ioh_tui.providers.sse import EventStream, ServerSentEvent
 
@@ -142,8 +143,11 @@ class WireProvider:
         prices: PriceTable | None,
         retry: RetryPolicy | None,
         sleep: Sleep,
+        reasoning: str | None = None,
     ) -> None:
         self._name = name
+        self.reasoning = checked_effort(reasoning)
+        """The reasoning effort asked of the model (`reasoning.EFFORTS`; None: its default)."""
         self.endpoint = endpoint
         self._model = model
         self._key = Secret(api_key)
@@ -389,7 +393,7 @@ def _answers_json(response: httpx.Response) -> bool:
     Anything else (no type, `text/plain`) is read as a stream: some compatible servers stream
     under the wrong type, and the stream's own checks catch the rest (no terminator: `truncated`).
     """
-    media = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    media: str = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     return media == "application/json" or media.endswith("+json")
 
 

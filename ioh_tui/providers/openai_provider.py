@@ -44,7 +44,7 @@ class _OpenAIWire(WireProvider):
 
     def build_body(self, request: Request, model: str) -> dict[str, Any]:
         """The chat-completions body in this provider's flavour."""
-        return build_body(request, model, flavour=self._flavour)
+        return build_body(request, model, flavour=self._flavour, effort=self.reasoning)
 
     def headers(self, key: str | None) -> dict[str, str]:
         """Bearer auth, or nothing when there is no key."""
@@ -78,6 +78,7 @@ class _Hosted(_OpenAIWire):
         prices: PriceTable | None = None,
         retry: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
+        reasoning: str | None = None,
     ) -> None:
         key = require(api_key, self._key_var)
         base = check_base_url(base_url or self._base_url)
@@ -93,6 +94,7 @@ class _Hosted(_OpenAIWire):
             prices=prices,
             retry=retry,
             sleep=sleep,
+            reasoning=reasoning,
         )
 
 
@@ -141,6 +143,7 @@ class Compatible(_OpenAIWire):
         retry: RetryPolicy | None = None,
         sleep: Sleep = asyncio.sleep,
         name: str | None = None,
+        reasoning: str | None = None,
     ) -> None:
         label = name or "compatible"
         if base_url is not None and base_url in COMPATIBLE_PRESETS:
@@ -166,6 +169,7 @@ class Compatible(_OpenAIWire):
             prices=prices,
             retry=retry,
             sleep=sleep,
+            reasoning=reasoning,
         )
 
     @classmethod

@@ -42,12 +42,16 @@ from ioh_tui.providers.sse import ServerSentEvent
 Flavour = Literal["openai", "openrouter", "compatible"]
 
 
-def build_body(request: Request, model: str, *, flavour: Flavour = "openai") -> dict[str, Any]:
+def build_body(
+    request: Request, model: str, *, flavour: Flavour = "openai", effort: str | None = None
+) -> dict[str, Any]:
     """The JSON body of a streaming chat-completions request.
 
     OpenAI itself takes `max_completion_tokens` (its reasoning models refuse `max_tokens`);
     OpenRouter and local servers take `max_tokens`. OpenRouter gets a prompt-cache marker on the
     system prompt, which it forwards to the models that cache and drops for the others.
+    `effort` (`low`, `medium`, `high`) is sent as `reasoning_effort`, or to OpenRouter as
+    `reasoning.effort`, its unified form for every model that reasons.
     """
     body: dict[str, Any] = {
         "model": request.model or model,
@@ -57,6 +61,10 @@ def build_body(request: Request, model: str, *, flavour: Flavour = "openai") -> 
     }
     limit_key = "max_completion_tokens" if flavour == "openai" else "max_tokens"
     body[limit_key] = request.max_tokens
+    if effort is not None and flavour == "openrouter":
+        body["reasoning"] = {"effort": effort}
+    elif effort is not None:
+        body["reasoning_effort"] = effort
     if request.tools:
         body["tools"] = [
             {

@@ -26,6 +26,15 @@ ALLOW_REMOTE: bool
 PROVIDER_NAMES = ("openrouter", "anthropic", "openai", "compatible", "scripted")
 
 
+_WIRES: dict[str, type[OpenRouter | Anthropic | OpenAI | Compatible]] = {
+    "openrouter": OpenRouter,
+    "anthropic": Anthropic,
+    "openai": OpenAI,
+    "compatible": Compatible,
+}
+"""The providers that speak a wire, by name."""
+
+
 def make_provider(
     name: str,
     *,
@@ -35,30 +44,27 @@ def make_provider(
     scenario: str | Path | Scenario | None = None,
     max_retries: int = 2,
     prices: PriceTable | None = None,
+    reasoning: str | None = None,
 ) -> Provider:
     """The provider called `name`, configured from the arguments and the environment.
 
     `api_key` (read by the caller from the variable `api_key_env` names) replaces the provider's
-    own variable; `prices` replaces the shipped price table (None: the shipped one).
+    own variable; `prices` replaces the shipped price table (None: the shipped one); `reasoning`
+    is the effort asked of a model that reasons (`reasoning.EFFORTS`; the scripted model's
+    thinking is its scenario's).
 
     Raises:
         ConfigError: unknown name, a missing key or model, or `scripted` without a scenario.
     """
-    if name == "openrouter":
-        return OpenRouter(
-            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
-        )
-    if name == "anthropic":
-        return Anthropic(
-            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
-        )
-    if name == "openai":
-        return OpenAI(
-            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
-        )
-    if name == "compatible":
-        return Compatible(
-            base_url=base_url, api_key=api_key, model=model, max_retries=max_retries, prices=prices
+    wire = _WIRES.get(name)
+    if wire is not None:
+        return wire(
+            base_url=base_url,
+            api_key=api_key,
+            model=model,
+            max_retries=max_retries,
+            prices=prices,
+            reasoning=reasoning,
         )
     if name == "scripted":
         if scenario is None:

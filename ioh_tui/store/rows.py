@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ioh_tui.core.acts import Act, Answer, ApprovalStatus, DecisionKind
 from ioh_tui.core.outcomes import Outcome, RunStatus
-from ioh_tui.core.transcript import Image, Message, Role, ToolCall
+from ioh_tui.core.transcript import Image, Message, Role, Thought, ToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +69,14 @@ class MessageRow:
     tool_calls: tuple[ToolCall, ...]
     tool_call_id: str | None
     images: tuple[Image, ...] = ()
+    thoughts: tuple[Thought, ...] = ()
 
     @property
     def message(self) -> Message:
         """The message as a resumed drive sends it again."""
-        return Message(self.role, self.content, self.tool_calls, self.tool_call_id, self.images)
+        return Message(
+            self.role, self.content, self.tool_calls, self.tool_call_id, self.images, self.thoughts
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ from ioh_tui.core.codec import (
     completion_to_json,
     image_from_json,
     image_to_json,
+    thoughts_from_json,
+    thoughts_to_json,
     tool_call_from_json,
     tool_call_to_json,
 )
@@ -158,7 +160,8 @@ class Steps(Db):
         """The run's committed transcript, in order."""
         rows = await self._rows(
             "SELECT m.step, m.seq, m.role, COALESCE(t.text, m.content) AS content, m.tool_calls,"
-            " m.tool_call_id, m.images FROM messages m LEFT JOIN texts t ON t.id = m.content_text"
+            " m.tool_call_id, m.images, m.thoughts"
+            " FROM messages m LEFT JOIN texts t ON t.id = m.content_text"
             " WHERE m.run_id = ? ORDER BY m.step, m.seq",
             (run_id,),
         )
@@ -169,6 +172,9 @@ class Steps(Db):
             shown = row["images"]
             images = decoded(shown, self.path, f"run {run_id}'s message images") if shown else []
             row["images"] = tuple(image_from_json(i) for i in images)
+            thought = row["thoughts"]
+            blocks = decoded(thought, self.path, f"run {run_id}'s reasoning") if thought else []
+            row["thoughts"] = thoughts_from_json(blocks)
         return [MessageRow(**row) for row in rows]
 
     async def tool_images(self, run_id: int, step: int, call_id: str) -> tuple[Image, ...]:
@@ -290,11 +296,12 @@ def _write_messages(
                 m.tool_call_id,
                 text,
                 json.dumps([image_to_json(i) for i in m.images]) if m.images else None,
+                json.dumps(thoughts_to_json(m.thoughts)) if m.thoughts else None,
             )
         )
     conn.executemany(
         "INSERT INTO messages (run_id, step, seq, role, content, tool_calls, tool_call_id,"
-        " content_text, images) VALUES (?,?,?,?,?,?,?,?,?)",
+        " content_text, images, thoughts) VALUES (?,?,?,?,?,?,?,?,?,?)",
         rows,
     )
 

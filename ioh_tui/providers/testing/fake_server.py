@@ -27,6 +27,7 @@ from typing import Any
 from ioh_tui.core.errors import ConfigError
 from ioh_tui.providers.testing import fake_wire
 from ioh_tui.providers.testing.fake_http import BadRequest, HttpRequest, Responder, read_request
+from ioh_tui.providers.testing.fake_thinking import thinking_problem
 from ioh_tui.providers.testing.scenario import (
     ErrorCursor,
     Scenario,
@@ -223,6 +224,10 @@ class FakeModelServer:
             )
             return await self._refuse(out, record, 400, why)
         index = scenario.turn_index(request)
+        if self.wire == "anthropic":
+            problem = thinking_problem(body, scenario, index)
+            if problem is not None:
+                return await self._refuse(out, record, 400, problem)
         turn = scenario.turn_for(request, index)
         record.agent, record.turn = agent, index
         failure = self._errors.next((agent, index), turn.errors)

@@ -7,7 +7,6 @@ server and `ScriptedProvider` pick the same turn and report the same usage.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -19,6 +18,7 @@ from ioh_tui.core.transcript import Message, Request, TextPiece, ThinkingPiece, 
 
 # The piece sequence is the scripted provider's own, so "disconnect after N chunks" cuts both at the
 # same place and tool-call ids agree between the in-process and the wire doubles.
+from ioh_tui.providers.testing.fake_thinking import fake_signature
 from ioh_tui.providers.testing.scenario import Turn, turn_pieces
 
 WIRES = ("openai", "anthropic")
@@ -177,8 +177,7 @@ def _anthropic_blocks(turn: Turn, turn_index: int) -> list[Frame]:
 
     def close() -> None:
         if open_key is not None and open_key[0] == "thinking":
-            signature = hashlib.sha256(turn.thinking.encode()).hexdigest()[:32]
-            delta = {"type": "signature_delta", "signature": f"fake-sig-{signature}"}
+            delta = {"type": "signature_delta", "signature": fake_signature(turn.thinking)}
             frames.append(
                 Frame(_event({"type": "content_block_delta", "index": index, "delta": delta}))
             )

@@ -17,6 +17,7 @@ SAMPLES: dict[str, tuple[Any, Any, str, Any]] = {
     "provider.base_url": ("http://u.test", "http://p.test", "http://e.test", "http://f.test"),
     "provider.api_key_env": ("U_KEY", "P_KEY", "E_KEY", "F_KEY"),
     "provider.fallback": ("openai:u", "openai:p", "openai:e", "openai:f"),
+    "provider.reasoning_effort": ("low", "medium", "high", "low"),
     "pricing.file": ("u.toml", "p.toml", "e.toml", None),
     "budgets.max_steps": (1, 2, "3", 4),
     "budgets.time_budget_s": (1.5, 2.5, "3.5", 4.5),

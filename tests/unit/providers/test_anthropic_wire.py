@@ -16,6 +16,7 @@ from ioh_tui.core.transcript import (
     StreamPiece,
     TextPiece,
     ThinkingPiece,
+    Thought,
     ToolCall,
     ToolCallPiece,
     ToolSpec,
@@ -223,6 +224,49 @@ def test_thinking_with_signature() -> None:
     assert completion.thinking == "Hmm, yes."
     assert assembler.signature == "sig=="
     assert pieces == [ThinkingPiece("Hmm, "), ThinkingPiece("yes."), TextPiece("Yes.")]
+
+
+def test_each_thinking_block_is_kept_signed_and_redacted_ones_opaque() -> None:
+    completion, _, _ = feed(
+        [
+            start(),
+            block(0, type="thinking", thinking="", signature=""),
+            delta(0, type="thinking_delta", thinking="First."),
+            delta(0, type="signature_delta", signature="s1"),
+            block(1, type="redacted_thinking", data="opaque=="),
+            block(2, type="thinking", thinking="Second.", signature="s2"),
+            block(3, type="thinking", thinking="", signature=""),
+            delta(3, type="thinking_delta", thinking="Unsigned."),
+            *end(),
+        ]
+    )
+    assert completion.thinking == "First.Second.Unsigned."
+    # An unsigned block could not be sent back: it is left out of the blocks kept.
+    assert completion.thoughts == (
+        Thought("First.", "s1"),
+        Thought(redacted="opaque=="),
+        Thought("Second.", "s2"),
+    )
+
+
+def test_thoughts_go_back_first_only_with_thinking_on() -> None:
+    turn = Message(
+        "assistant",
+        "Fixing.",
+        (ToolCall("toolu_1", "edit_file", {"path": "a"}),),
+        thoughts=(Thought("Why.", "sig"), Thought(redacted="opaque")),
+    )
+    request = Request((Message("user", "go"), turn, Message("tool", "ok", tool_call_id="toolu_1")))
+    on = build_body(request, "claude-x", thinking_budget=2048)
+    assert on["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert on["max_tokens"] == request.max_tokens + 2048
+    assert on["messages"][1]["content"][:2] == [
+        {"type": "thinking", "thinking": "Why.", "signature": "sig"},
+        {"type": "redacted_thinking", "data": "opaque"},
+    ]
+    off = build_body(request, "claude-x")
+    assert "thinking" not in off and off["max_tokens"] == request.max_tokens
+    assert [b["type"] for b in off["messages"][1]["content"]] == ["text", "tool_use"]
 
 
 def test_unknown_events_blocks_and_deltas_are_ignored() -> None:

@@ -70,6 +70,23 @@ def feed(
     return assembler.finish(), pieces
 
 
+@pytest.mark.parametrize(
+    ("flavour", "field", "value"),
+    [
+        ("openai", "reasoning_effort", "high"),
+        ("compatible", "reasoning_effort", "high"),
+        ("openrouter", "reasoning", {"effort": "high"}),
+    ],
+)
+def test_a_reasoning_effort_is_said_in_each_flavours_terms(
+    flavour: Any, field: str, value: object
+) -> None:
+    request = Request((Message("user", "hi"),))
+    assert build_body(request, "m", flavour=flavour, effort="high")[field] == value
+    plain = build_body(request, "m", flavour=flavour)
+    assert "reasoning_effort" not in plain and "reasoning" not in plain
+
+
 def test_text_streams_as_pieces_and_assembles() -> None:
     usage = {
         "prompt_tokens": 30,

@@ -10,7 +10,7 @@ from ioh_tui.core.codec import (
     message_from_json,
     message_to_json,
 )
-from ioh_tui.core.transcript import Completion, Image, Message, ToolCall, Usage
+from ioh_tui.core.transcript import Completion, Image, Message, Thought, ToolCall, Usage
 
 BROKEN = ToolCall("c2", "write_file", {}, arguments_error='{"path": "a.txt", "content": ')
 COMPLETION = Completion(
@@ -54,3 +54,20 @@ def test_a_message_with_tool_calls_survives_json_text() -> None:
     for m in (message, answer, seen):
         assert message_from_json(json.loads(json.dumps(message_to_json(m)))) == m
     assert "images" not in message_to_json(answer)  # forms written before images are unchanged
+
+
+def test_signed_thoughts_survive_json_text_and_older_forms_are_unchanged() -> None:
+    thoughts = (Thought("Why.", "sig=="), Thought(redacted="opaque"))
+    completion = Completion(text="Done.", thinking="Why.", thoughts=thoughts)
+    assert (
+        completion_from_json(json.loads(json.dumps(completion_to_json(completion)))) == completion
+    )
+    message = Message("assistant", "Done.", thoughts=thoughts)
+    assert message_from_json(json.loads(json.dumps(message_to_json(message)))) == message
+    assert message_to_json(message)["thoughts"] == [
+        {"text": "Why.", "signature": "sig=="},
+        {"redacted": "opaque"},
+    ]
+    # Recordings and stored turns written before thoughts existed keep their form.
+    assert "thoughts" not in completion_to_json(COMPLETION)
+    assert "thoughts" not in message_to_json(Message("assistant", "Done."))
