@@ -33,11 +33,13 @@ from acp.schema import (
     AgentCapabilities,
     AudioContentBlock,
     ClientCapabilities,
+    CloseSessionResponse,
     EmbeddedResourceContentBlock,
     HttpMcpServer,
     ImageContentBlock,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     McpServerStdio,
@@ -45,6 +47,11 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     ResourceContentBlock,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
     SseMcpServer,
     StopReason,
     TextContentBlock,
@@ -52,6 +59,7 @@ from acp.schema import (
 )
 
 from ioh_tui import __version__
+from ioh_tui.acp.listing import listed_sessions
 from ioh_tui.acp.outbox import Outbox
 from ioh_tui.acp.permission import PermissionApprover
 from ioh_tui.acp.replay import replayed
@@ -182,6 +190,8 @@ class IohAgent:
         self._sessions: dict[str, Session] = {}
         self._client: Client | None = None
         self._prompts: set[asyncio.Task[RunResult]] = set()
+        self._closed: list[Session] = []
+        """Sessions closed while their prompt ran."""
 
     def on_connect(self, conn: Client) -> None:
         """Keep the client's side of the connection (updates and permission requests)."""
@@ -201,11 +211,16 @@ class IohAgent:
         client_info: Implementation | None = None,
         **kwargs: Any,
     ) -> InitializeResponse:
-        """What we speak: protocol 1, loadSession, text prompts, MCP of every transport, no auth."""
+        """What we speak: protocol 1; sessions loaded, listed, resumed, closed; text prompts."""
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
                 prompt_capabilities=PromptCapabilities(
                     image=False, audio=False, embedded_context=False
                 ),
@@ -247,28 +262,76 @@ class IohAgent:
         **kwargs: Any,
     ) -> LoadSessionResponse | None:
         """Replay a stored run (by id) or a session of this process, then go on in it."""
-        known = self._sessions.get(session_id)
-        run_id = _run_id(session_id)
-        if known is not None:
-            runs = list(known.runs)
-        elif run_id is not None:
-            runs = await self._conversation(run_id)
-        else:
-            raise _refused(
-                f"unknown session {session_id}: load takes a run id (`ioh-tui runs` lists them)"
-            )
+        runs = await self._runs_of(session_id)
         updates = []
         for run in runs:
             try:
                 updates.extend(await replayed(self._store, run))
             except IohError as exc:
                 raise RequestError.resource_not_found(f"run {run}: {exc}") from None
-        session = self._session(cwd, session_id, mcp_servers)
-        session.runs.extend(runs)
+        session = self._reopened(cwd, session_id, mcp_servers, runs)
         for update in updates:
             session.outbox.put(update)
         await session.outbox.flush()
         return LoadSessionResponse()
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: Sequence[AnyMcpServer] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        """Go on in a stored run's conversation (or this process's session) without a replay."""
+        self._reopened(cwd, session_id, mcp_servers, await self._runs_of(session_id))
+        return ResumeSessionResponse()
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        """The stored conversations (in `cwd` when given), newest first (`acp/listing.py`)."""
+        if cwd is not None and not Path(cwd).is_absolute():
+            raise _refused(f"cwd {cwd} is not an absolute path")
+        return await listed_sessions(self._store, cwd, cursor)
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
+        """Forget a session; a run under way in it is cancelled (and recorded so)."""
+        session = self._sessions.pop(session_id, None)
+        if session is None:
+            raise _refused(f"unknown session {session_id}")
+        if session.cancel is None:
+            await session.outbox.close()
+        else:
+            # Its prompt answers `cancelled` once the run is recorded; its outbox sends until
+            # then, and is closed with the others when the agent stops.
+            session.cancel.cancel("the ACP client closed the session")
+            self._closed.append(session)
+        return CloseSessionResponse()
+
+    async def _runs_of(self, session_id: str) -> list[int]:
+        """The runs of a session of this process, or of a stored run's conversation (`run-N`)."""
+        known = self._sessions.get(session_id)
+        run_id = _run_id(session_id)
+        if known is not None:
+            return list(known.runs)
+        if run_id is not None:
+            return await self._conversation(run_id)
+        raise _refused(
+            f"unknown session {session_id}: a stored run's id is taken (`ioh-tui runs` or "
+            "session/list lists them)"
+        )
+
+    def _reopened(
+        self,
+        cwd: str,
+        session_id: str,
+        servers: Sequence[AnyMcpServer] | None,
+        runs: list[int],
+    ) -> Session:
+        session = self._session(cwd, session_id, servers)
+        session.runs.extend(runs)
+        return session
 
     async def _conversation(self, run_id: int) -> list[int]:
         """The runs of stored run `run_id`'s conversation: those it carries on, then itself."""
@@ -409,5 +472,5 @@ class IohAgent:
                 session.cancel.cancel("ioh-tui acp is stopping")
         if self._prompts:
             await asyncio.gather(*self._prompts, return_exceptions=True)
-        for session in self._sessions.values():
+        for session in [*self._sessions.values(), *self._closed]:
             await session.outbox.close()

@@ -64,6 +64,8 @@ async def _serve(args: argparse.Namespace, protocol: int) -> None:
             loop.add_signal_handler(sig, lambda: loop.create_task(stop()))
         try:
             # The SDK routes only the methods the agent has; the rest are "method not found".
-            await run_agent(cast(Agent, agent), writer, reader)
+            # Its "unstable" routes are on for session/resume and session/close, which the
+            # protocol made stable in 2026 while this SDK still gates them.
+            await run_agent(cast(Agent, agent), writer, reader, use_unstable_protocol=True)
         finally:
             await agent.stop_all()

@@ -12,9 +12,9 @@ import math
 from collections.abc import Callable
 from typing import TypeVar
 
-from ioh_tui.core.transcript import EFFORTS
-
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
+EFFORTS = ("low", "medium", "high")
+"""`core.transcript.EFFORTS`, written out so that `--help` loads no more (a test holds them equal)."""
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:

@@ -8,15 +8,19 @@ the model was sent for the second and third prompts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, cast
 
 import pytest
-from acp import spawn_agent_process, text_block
+from acp import RequestError, spawn_agent_process, text_block
+from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
 from acp.schema import PromptResponse, UserMessageChunk
 
+from ioh_tui.providers.testing.fake_server import FakeModelServer
 from ioh_tui.store import Store
 from tests.fakes.provider_server import scenario, serving
 from tests.integration.acp.test_acp import Recorder, agent_env, always, said
@@ -44,9 +48,12 @@ def run_of(done: PromptResponse) -> int:
     return int(done.field_meta["ioh-tui"]["runId"])
 
 
-async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on(
+@contextlib.asynccontextmanager
+async def notes_agent(
     tmp_path: Path,
-) -> None:
+) -> AsyncIterator[tuple[ClientSideConnection, Recorder, FakeModelServer, Path, Path]]:
+    """`ioh-tui acp` on a workspace holding notes.txt: its connection, the client, the model, the
+    workspace and the store."""
     workspace = tmp_path / "w"
     workspace.mkdir()
     (workspace / "notes.txt").write_text("the word is plum\n")
@@ -61,41 +68,48 @@ async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on
         async with spawn_agent_process(
             cast(Client, client), sys.executable, "-m", "ioh_tui", "acp", *args, env=env
         ) as (conn, _process):
-            await conn.initialize(protocol_version=1)
-            session = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
-            client.answers[session] = always("deny")
+            yield conn, client, model, workspace, store
 
-            async def prompt(session_id: str, text: str) -> PromptResponse:
-                return await asyncio.wait_for(
-                    conn.prompt(session_id=session_id, prompt=[text_block(text)]), timeout=30
-                )
 
-            first = run_of(await prompt(session, "what do the notes say?"))
-            second = run_of(await prompt(session, "and now?"))
+async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on(
+    tmp_path: Path,
+) -> None:
+    async with notes_agent(tmp_path) as (conn, client, model, workspace, store):
+        await conn.initialize(protocol_version=1)
+        session = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        client.answers[session] = always("deny")
 
-            # The second prompt's request holds the first turn whole: the prompt, the model's
-            # call, the tool's result and the answer, then the new prompt last.
-            chat = sent(model.requests[2].body)
-            contents = [str(m.get("content") or "") for m in chat]
-            at = contents.index("what do the notes say?")
-            assert chat[at]["role"] == "user"
-            assert chat[at + 1]["role"] == "assistant"
-            assert chat[at + 1]["content"] == "Reading the notes."
-            assert chat[at + 1]["tool_calls"][0]["function"]["name"] == "read_file"
-            assert chat[at + 2]["role"] == "tool" and "the word is plum" in contents[at + 2]
-            assert (chat[at + 3]["role"], contents[at + 3]) == ("assistant", "The notes say plum.")
-            assert (chat[-1]["role"], contents[-1]) == ("user", "and now?")
-            # The first request had no earlier conversation.
-            assert "and now?" not in str(model.requests[0].body)
+        async def prompt(session_id: str, text: str) -> PromptResponse:
+            return await asyncio.wait_for(
+                conn.prompt(session_id=session_id, prompt=[text_block(text)]), timeout=30
+            )
 
-            # A new session loaded from the second run replays both prompts and carries both on.
-            loaded = f"run-{second}"
-            await conn.load_session(cwd=str(workspace), session_id=loaded, mcp_servers=[])
-            users = [u.content.text for u in client.seen[loaded] if isinstance(u, UserMessageChunk)]
-            assert users == ["what do the notes say?", "and now?"]
-            assert "Still plum." in said(client.seen[loaded])
-            client.answers[loaded] = always("deny")
-            third = run_of(await prompt(loaded, "once more?"))
+        first = run_of(await prompt(session, "what do the notes say?"))
+        second = run_of(await prompt(session, "and now?"))
+
+        # The second prompt's request holds the first turn whole: the prompt, the model's
+        # call, the tool's result and the answer, then the new prompt last.
+        chat = sent(model.requests[2].body)
+        contents = [str(m.get("content") or "") for m in chat]
+        at = contents.index("what do the notes say?")
+        assert chat[at]["role"] == "user"
+        assert chat[at + 1]["role"] == "assistant"
+        assert chat[at + 1]["content"] == "Reading the notes."
+        assert chat[at + 1]["tool_calls"][0]["function"]["name"] == "read_file"
+        assert chat[at + 2]["role"] == "tool" and "the word is plum" in contents[at + 2]
+        assert (chat[at + 3]["role"], contents[at + 3]) == ("assistant", "The notes say plum.")
+        assert (chat[-1]["role"], contents[-1]) == ("user", "and now?")
+        # The first request had no earlier conversation.
+        assert "and now?" not in str(model.requests[0].body)
+
+        # A new session loaded from the second run replays both prompts and carries both on.
+        loaded = f"run-{second}"
+        await conn.load_session(cwd=str(workspace), session_id=loaded, mcp_servers=[])
+        users = [u.content.text for u in client.seen[loaded] if isinstance(u, UserMessageChunk)]
+        assert users == ["what do the notes say?", "and now?"]
+        assert "Still plum." in said(client.seen[loaded])
+        client.answers[loaded] = always("deny")
+        third = run_of(await prompt(loaded, "once more?"))
 
     text = str(model.requests[3].body)
     assert "the word is plum" in text and "Still plum." in text
@@ -105,3 +119,57 @@ async def test_later_prompts_carry_the_conversation_and_a_loaded_session_goes_on
         assert (await opened.run(second)).contract["continues"] == [first]
         assert (await opened.run(third)).contract["continues"] == [first, second]
         assert [m.content for m in await opened.messages(second)] == ["Still plum."]
+
+
+async def test_stored_conversations_are_listed_resumed_without_replay_and_closed(
+    tmp_path: Path,
+) -> None:
+    from ioh_tui.acp.listing import listed_sessions
+
+    async with notes_agent(tmp_path) as (conn, client, model, workspace, store):
+        ready = await conn.initialize(protocol_version=1)
+        assert ready.agent_capabilities is not None
+        offered = ready.agent_capabilities.session_capabilities
+        assert offered is not None and offered.list is not None and offered.resume is not None
+
+        async def prompt(session_id: str, text: str) -> PromptResponse:
+            client.answers[session_id] = always("deny")
+            return await asyncio.wait_for(
+                conn.prompt(session_id=session_id, prompt=[text_block(text)]), timeout=30
+            )
+
+        session = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        first = run_of(await prompt(session, "what do the notes say?"))
+        second = run_of(await prompt(session, "and now?"))
+        # One conversation, listed once by its last run and titled by its first prompt.
+        (listed,) = (await conn.list_sessions(cwd=str(workspace))).sessions
+        assert (listed.session_id, listed.title) == (f"run-{second}", "what do the notes say?")
+        assert listed.cwd == str(workspace.resolve()) and listed.updated_at
+        assert listed.field_meta == {
+            "ioh-tui": {"runId": second, "runs": [first, second], "state": "finished"}
+        }
+        assert (await conn.list_sessions(cwd=str(tmp_path))).sessions == []
+
+        # Resumed in a new connection's way: no replay, and the next prompt carries it on.
+        await conn.resume_session(cwd=str(workspace), session_id=listed.session_id)
+        assert listed.session_id not in client.seen
+        third = run_of(await prompt(listed.session_id, "once more?"))
+        assert "Still plum." in str(model.requests[-1].body)
+        await conn.close_session(session_id=listed.session_id)
+        with pytest.raises(RequestError):
+            await prompt(listed.session_id, "after closing?")
+
+        other = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        fourth = run_of(await prompt(other, "a new thread"))
+        heads = [s.session_id for s in (await conn.list_sessions()).sessions]
+        assert heads == [f"run-{fourth}", f"run-{third}"]
+
+    async with Store.open(store, create=False) as opened:
+        assert (await opened.run(third)).contract["continues"] == [first, second]
+        # A page at a time, newest first: the cursor is the last run listed.
+        page = await listed_sessions(opened, str(workspace), page=1)
+        assert [s.session_id for s in page.sessions] == [f"run-{fourth}"]
+        assert page.next_cursor == str(fourth)
+        rest = await listed_sessions(opened, str(workspace), page.next_cursor, page=1)
+        assert [s.session_id for s in rest.sessions] == [f"run-{third}"]
+        assert rest.next_cursor is None

@@ -40,3 +40,12 @@ def test_the_parser_imports_only_the_command_lines_own_modules(argv: list[str]) 
         "ioh_tui.core.shown",
         "ioh_tui.core.visible",
     }, loaded
+
+
+def test_the_parsers_own_copies_of_the_choices_agree_with_the_real_ones() -> None:
+    from ioh_tui.cli import arguments
+    from ioh_tui.config.schema import PROVIDERS
+    from ioh_tui.core.transcript import EFFORTS
+
+    assert arguments.EFFORTS == EFFORTS
+    assert arguments.PROVIDERS == PROVIDERS
