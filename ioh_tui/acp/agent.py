@@ -50,8 +50,11 @@ from acp.schema import (
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionConfigOptionBoolean,
+    SessionConfigOptionSelect,
     SessionListCapabilities,
     SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
     SseMcpServer,
     StopReason,
     TextContentBlock,
@@ -60,11 +63,13 @@ from acp.schema import (
 
 from ioh_tui import __version__
 from ioh_tui.acp.listing import listed_sessions
+from ioh_tui.acp.options import chosen_effort, effort_option
 from ioh_tui.acp.outbox import Outbox
 from ioh_tui.acp.permission import PermissionApprover
 from ioh_tui.acp.replay import replayed
 from ioh_tui.acp.runs import PromptRun, prompt_run, resumed_run
 from ioh_tui.acp.updates import Translator
+from ioh_tui.cli.effective import effective_config
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import IohError
 from ioh_tui.engine import CancelToken, Parts, RunResult, start
@@ -112,6 +117,8 @@ class Session:
     remembered: list[Rule] = field(default_factory=list)
     """Rules the client said to remember (`allow_always`): every later run of the session
     starts with them, as a run keeps its own for the rest of it."""
+    effort: str | None = None
+    """The reasoning effort the client chose for the session's runs (None: as configured)."""
 
     def policy(self, configured: Policy | None) -> Policy | None:
         """`configured` with the session's remembered rules on top (they never beat a deny).
@@ -251,7 +258,7 @@ class IohAgent:
     ) -> NewSessionResponse:
         """A session working in `cwd` (the run's workspace)."""
         session = self._session(cwd, f"session-{secrets.token_hex(8)}", mcp_servers)
-        return NewSessionResponse(session_id=session.id)
+        return NewSessionResponse(session_id=session.id, config_options=self._options(session))
 
     async def load_session(
         self,
@@ -273,7 +280,7 @@ class IohAgent:
         for update in updates:
             session.outbox.put(update)
         await session.outbox.flush()
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=self._options(session))
 
     async def resume_session(
         self,
@@ -284,8 +291,8 @@ class IohAgent:
         **kwargs: Any,
     ) -> ResumeSessionResponse:
         """Go on in a stored run's conversation (or this process's session) without a replay."""
-        self._reopened(cwd, session_id, mcp_servers, await self._runs_of(session_id))
-        return ResumeSessionResponse()
+        session = self._reopened(cwd, session_id, mcp_servers, await self._runs_of(session_id))
+        return ResumeSessionResponse(config_options=self._options(session))
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
@@ -294,6 +301,34 @@ class IohAgent:
         if cwd is not None and not Path(cwd).is_absolute():
             raise _refused(f"cwd {cwd} is not an absolute path")
         return await listed_sessions(self._store, cwd, cursor)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **kwargs: Any
+    ) -> SetSessionConfigOptionResponse:
+        """Set the session's reasoning effort (`acp/options.py`); later prompts' runs use it."""
+        session = self._sessions.get(session_id)
+        if session is None:
+            raise _refused(f"unknown session {session_id}")
+        try:
+            session.effort = chosen_effort(config_id, value)
+        except ValueError as exc:
+            raise RequestError.invalid_params({"message": str(exc)}) from None
+        return SetSessionConfigOptionResponse(config_options=self._options(session))
+
+    def _options(
+        self, session: Session
+    ) -> list[SessionConfigOptionSelect | SessionConfigOptionBoolean]:
+        try:
+            config = effective_config(self._run_args(session, session.cwd))
+            configured = config.get("provider.reasoning_effort")
+        except IohError:
+            configured = None  # a bad file: said when a prompt's run is built
+        return [effort_option(session.effort, configured)]
+
+    def _run_args(self, session: Session, cwd: Path) -> argparse.Namespace:
+        """The command's flags for a run of `session` in `cwd`, with the session's choices."""
+        chosen = {"reasoning_effort": session.effort} if session.effort else {}
+        return argparse.Namespace(**{**vars(self._args), "workspace": str(cwd), **chosen})
 
     async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse:
         """Forget a session; a run under way in it is cancelled (and recorded so)."""
@@ -403,9 +438,13 @@ class IohAgent:
         """The prompt's run: new, or `waiting` continued (its client is told so)."""
         try:
             if waiting is None:
-                built = prompt_run(self._args, goal, session.cwd, tuple(session.runs))
+                built = prompt_run(
+                    self._run_args(session, session.cwd), goal, session.cwd, tuple(session.runs)
+                )
             else:
-                built = resumed_run(self._args, waiting.id, waiting.contract)
+                built = resumed_run(
+                    self._run_args(session, Path(waiting.root)), waiting.id, waiting.contract
+                )
         except IohError as exc:
             raise _refused(f"ioh-tui: {exc}") from None
         for line in built.left_out:

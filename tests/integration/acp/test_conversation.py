@@ -18,7 +18,12 @@ import pytest
 from acp import RequestError, spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
 from acp.interfaces import Client
-from acp.schema import PromptResponse, UserMessageChunk
+from acp.schema import (
+    PromptResponse,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    UserMessageChunk,
+)
 
 from ioh_tui.providers.testing.fake_server import FakeModelServer
 from ioh_tui.store import Store
@@ -173,3 +178,35 @@ async def test_stored_conversations_are_listed_resumed_without_replay_and_closed
         rest = await listed_sessions(opened, str(workspace), page.next_cursor, page=1)
         assert [s.session_id for s in rest.sessions] == [f"run-{third}"]
         assert rest.next_cursor is None
+
+
+async def test_the_reasoning_effort_is_a_session_option_the_next_run_uses(tmp_path: Path) -> None:
+    async with notes_agent(tmp_path) as (conn, client, model, workspace, _store):
+        await conn.initialize(protocol_version=1)
+        opened = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        (option,) = opened.config_options or []
+        assert isinstance(option, SessionConfigOptionSelect)
+        assert (option.id, option.current_value) == ("reasoning_effort", "default")
+        assert option.category == "thought_level"
+        values = [o.value for o in option.options if isinstance(o, SessionConfigSelectOption)]
+        assert values == ["default", "low", "medium", "high"]
+        session = opened.session_id
+        client.answers[session] = always("deny")
+        chosen = await conn.set_config_option(
+            config_id="reasoning_effort", session_id=session, value="high"
+        )
+        assert chosen.config_options[0].current_value == "high"
+        await asyncio.wait_for(
+            conn.prompt(session_id=session, prompt=[text_block("what do the notes say?")]), 30
+        )
+        assert all(r.body["reasoning_effort"] == "high" for r in model.requests)
+        await conn.set_config_option(
+            config_id="reasoning_effort", session_id=session, value="default"
+        )
+        seen = len(model.requests)
+        await asyncio.wait_for(conn.prompt(session_id=session, prompt=[text_block("and?")]), 30)
+        assert "reasoning_effort" not in model.requests[seen].body
+        with pytest.raises(RequestError):
+            await conn.set_config_option(
+                config_id="reasoning_effort", session_id=session, value="extreme"
+            )
