@@ -14,7 +14,7 @@ from typing import TypeVar
 
 PROVIDERS = ("openrouter", "anthropic", "openai", "compatible", "scripted")
 EFFORTS = ("low", "medium", "high")
-"""`core.transcript.EFFORTS`, written out so that `--help` loads no more (a test holds them equal)."""
+"""`core.transcript.EFFORTS`, written out so `--help` loads no more (a test holds them equal)."""
 
 
 def add_provider_options(p: argparse.ArgumentParser) -> None:
