@@ -364,8 +364,13 @@ class IohAgent:
         servers: Sequence[AnyMcpServer] | None,
         runs: list[int],
     ) -> Session:
+        known = self._sessions.get(session_id)
         session = self._session(cwd, session_id, servers)
         session.runs.extend(runs)
+        if known is not None:
+            # This process's session opened again: what its client chose still holds.
+            session.remembered.extend(known.remembered)
+            session.effort = known.effort
         return session
 
     async def _conversation(self, run_id: int) -> list[int]:

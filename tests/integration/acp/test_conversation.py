@@ -196,6 +196,9 @@ async def test_the_reasoning_effort_is_a_session_option_the_next_run_uses(tmp_pa
             config_id="reasoning_effort", session_id=session, value="high"
         )
         assert chosen.config_options[0].current_value == "high"
+        # Opened again in this process, the session keeps what its client chose.
+        again = await conn.resume_session(cwd=str(workspace), session_id=session)
+        assert (again.config_options or [])[0].current_value == "high"
         await asyncio.wait_for(
             conn.prompt(session_id=session, prompt=[text_block("what do the notes say?")]), 30
         )
