@@ -30,13 +30,17 @@ def estimate_text(text: str) -> int:
 
 
 def estimate_message(message: Message) -> int:
-    """Tokens of one message: its text, its tool calls, its images, its framing."""
+    """Tokens of one message: its text, tool calls, images, framing and signed reasoning.
+
+    The reasoning goes back with the turn (`Message.thoughts`) and is counted as input.
+    """
     calls = sum(
         estimate_text(c.name) + estimate_text(json.dumps(dict(c.arguments), sort_keys=True))
         for c in message.tool_calls
     )
     images = IMAGE_TOKENS * len(message.images)
-    return PER_MESSAGE + estimate_text(message.content) + calls + images
+    thoughts = sum(estimate_text(t.text) + estimate_text(t.redacted) for t in message.thoughts)
+    return PER_MESSAGE + estimate_text(message.content) + calls + images + thoughts
 
 
 def estimate(messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> int:

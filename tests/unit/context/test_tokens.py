@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ioh_tui.context import DEFAULT_WINDOW, Gauge, estimate, window_for
-from ioh_tui.core.transcript import Message
+from ioh_tui.context.tokens import estimate_message
+from ioh_tui.core.transcript import Message, Thought
 
 
 def test_the_estimate_is_four_characters_a_token_plus_framing() -> None:
@@ -54,3 +55,9 @@ def test_a_growing_transcript_is_calibrated_as_if_estimated_whole() -> None:
     grown = [*first, Message("assistant", "a" * 800)]
     gauge.observe(grown, (), input_tokens=600)
     assert gauge.ratio == 600 / estimate(grown)
+
+
+def test_signed_reasoning_sent_back_is_counted() -> None:
+    plain = Message("assistant", "Done.")
+    thought = Message("assistant", "Done.", thoughts=(Thought("x" * 400, "sig"),))
+    assert estimate_message(thought) - estimate_message(plain) == 100
