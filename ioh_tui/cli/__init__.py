@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NoReturn
 from ioh_tui import __version__
 from ioh_tui.cli.arguments import (
     _positive_float,
+    add_continue_option,
     add_decide_options,
     add_fleet_option,
     add_mcp_parser,
@@ -60,11 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("goal")
     add_run_options(run)
     add_fleet_option(run)
+    add_continue_option(run)
 
     exec_ = sub.add_parser("exec", help="a headless run")
     exec_.add_argument("goal")
     add_run_options(exec_)
     add_fleet_option(exec_)
+    add_continue_option(exec_)
     exec_.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     exec_.add_argument(
         "--on-approval",
@@ -284,6 +287,7 @@ def _new_app_run(args: argparse.Namespace) -> tuple[AppRun, Callable[[], AppRun]
     """The run `ioh-tui run` starts, and the same run with what the trust modal agreed to."""
     from dataclasses import replace
 
+    from ioh_tui.cli.continuing import continued
     from ioh_tui.cli.extensions import run_extensions
     from ioh_tui.cli.fleet import connect_fleet, need_a_tree
     from ioh_tui.cli.options import (
@@ -297,13 +301,14 @@ def _new_app_run(args: argparse.Namespace) -> tuple[AppRun, Callable[[], AppRun]
     from ioh_tui.engine import NewRun, check_contract
     from ioh_tui.tui.launch import AppRun
 
+    args, continues = continued(args)
     contract, contract_policy = build_contract(args)
     check_contract(contract)
     # Built in the order the options were always checked (the first bad one is reported).
     provider = build_provider(args, contract.max_retries)
     policy = build_policy(args, contract_policy)
     sandbox = build_sandbox(args)
-    new = NewRun(contract, build_containment(args), driver_options(args))
+    new = NewRun(contract, build_containment(args), driver_options(args), continues=continues)
     need_a_tree(args, new.containment)
     hooks, servers = run_extensions(args, contract.root)
     # Joined (or started) last, once every option reads: the app lets go of it with the run.

@@ -130,6 +130,17 @@ def add_fleet_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_continue_option(p: argparse.ArgumentParser) -> None:
+    """`--continue RUN`: a new run that carries on a stored run's conversation."""
+    p.add_argument(
+        "--continue",
+        dest="continue_run",
+        metavar="RUN",
+        help="carry on RUN's conversation: the model reads its turns (and those it carried on) "
+        "before the new goal; the workspace is RUN's",
+    )
+
+
 _T = TypeVar("_T")
 
 

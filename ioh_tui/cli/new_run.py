@@ -1,8 +1,8 @@
 """A new run as the command line configures it, shared by `exec` and `ioh-tui acp`.
 
 The order is the order the options were always checked in, so the first bad one is the one
-reported: the contract, the store's placement, the policy, the provider, the sandbox, the
-containment caps, then the workspace's hooks and MCP servers.
+reported: the run continued (`--continue`), the contract, the store's placement, the policy, the
+provider, the sandbox, the containment caps, then the workspace's hooks and MCP servers.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ioh_tui.cli.continuing import continued
 from ioh_tui.cli.extensions import run_extensions
 from ioh_tui.cli.options import (
     build_containment,
@@ -51,6 +52,7 @@ def configured_run(args: argparse.Namespace, left_out: Callable[[str], None]) ->
         ConfigError: A bad flag, configuration file, contract or workspace.
         SandboxError: The sandbox asked for is not available here.
     """
+    args, continues = continued(args)
     contract, contract_policy = build_contract(args)
     check_contract(contract)
     check_store_placement(store_path(args), contract.root)  # before the store file is made
@@ -62,5 +64,5 @@ def configured_run(args: argparse.Namespace, left_out: Callable[[str], None]) ->
     sandbox = build_sandbox(args)
     containment = build_containment(args)
     hooks, servers = run_extensions(args, contract.root)
-    request = NewRun(contract, containment, driver_options(args))
+    request = NewRun(contract, containment, driver_options(args), continues=continues)
     return ConfiguredRun(request, provider, policy, sandbox, hooks, servers)
