@@ -12,6 +12,7 @@ import os
 
 from acp.schema import ListSessionsResponse, SessionInfo
 
+from ioh_tui.core.outcomes import run_state
 from ioh_tui.store import Store
 from ioh_tui.store.rows import RunRow
 
@@ -31,6 +32,7 @@ async def listed_sessions(
     recorded while a client pages through never repeat or shift an entry.
     """
     runs = await store.runs(limit=SCANNED, roots_only=True)
+    driven = await store.driven_runs()
     by_id = {run.id: run for run in runs}
     carried = {int(earlier) for run in runs for earlier in _continues(run)}
     before = int(cursor) if cursor is not None and cursor.isdigit() else None
@@ -46,7 +48,7 @@ async def listed_sessions(
     shown = heads[:page]
     more = len(heads) > page
     return ListSessionsResponse(
-        sessions=[_info(run, by_id) for run in shown],
+        sessions=[_info(run, by_id, run_state(run, driven)) for run in shown],
         next_cursor=str(shown[-1].id) if more else None,
     )
 
@@ -56,7 +58,7 @@ def _continues(run: RunRow) -> list[int]:
     return [int(r) for r in earlier if isinstance(r, int | str) and str(r).isdigit()]
 
 
-def _info(run: RunRow, by_id: dict[int, RunRow]) -> SessionInfo:
+def _info(run: RunRow, by_id: dict[int, RunRow], state: str) -> SessionInfo:
     conversation = [*_continues(run), run.id]
     first = by_id.get(conversation[0], run)
     title = first.goal.strip().splitlines()[0] if first.goal.strip() else f"run {run.id}"
@@ -71,7 +73,7 @@ def _info(run: RunRow, by_id: dict[int, RunRow]) -> SessionInfo:
             "ioh-tui": {
                 "runId": run.id,
                 "runs": conversation,
-                "state": run.outcome or run.status,
+                "state": state,
             }
         },
     )
