@@ -11,9 +11,11 @@ import json
 import os
 from typing import Any
 
+from ioh_tui.cli.effective import loaded_config
 from ioh_tui.cli.options import effective_config, left_out_lines
 from ioh_tui.cli.terminal import say, say_json
 from ioh_tui.config import KEYS, Config
+from ioh_tui.config.merge import Value
 from ioh_tui.config.schema import BY_PATH
 
 
@@ -22,15 +24,17 @@ def config_command(args: argparse.Namespace) -> int:
     config = effective_config(args)
     if args.what == "path":
         return _paths(config, args.json)
+    values, held = _as_written(args, config)
     if args.json:
-        say_json(json.dumps(_as_json(config)))
+        say_json(json.dumps(_as_json(config, values, held)))
         return 0
     width = max(len(key.path) for key in KEYS)
     if config.profile:
         say(f"profile: {config.profile}")
     for key in KEYS:
-        value = config.values[key.path]
-        say(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source})")
+        value = values[key.path]
+        note = ", left out of runs until agreed" if key.path in held else ""
+        say(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source}{note})")
     for scope, path, table in config.policy_layers():
         layers = table.get("layers", [])
         say(f"policy: {len(layers)} layer(s) and defaults from {scope} {path}")
@@ -42,6 +46,20 @@ def config_command(args: argparse.Namespace) -> int:
     for line in left_out_lines(config):
         say(f"ioh-tui: {line}", err=True)
     return 0
+
+
+def _as_written(args: argparse.Namespace, config: Config) -> tuple[dict[str, Value], set[str]]:
+    """Every key with the value the files give it, and the keys a run leaves out.
+
+    A project's remote endpoint (`config/trust.py`) is shown as written, with its source, and
+    marked: the table stays the precedence of the files, and the mark (with the left-out line)
+    says that a run uses the next value down until the user agrees.
+    """
+    if not any(kind == "provider" for kind, _ in config.left_out):
+        return config.values, set()
+    written = loaded_config(args)[0].values
+    held = {path for path, value in written.items() if value != config.values[path]}
+    return {**config.values, **{path: written[path] for path in held}}, held
 
 
 def _paths(config: Config, as_json: bool) -> int:
@@ -66,11 +84,13 @@ def _shown(path: str, value: Any) -> str:
     return json.dumps(value) if isinstance(value, str) else str(value)
 
 
-def _as_json(config: Config) -> dict[str, Any]:
+def _as_json(config: Config, shown: dict[str, Value], held: set[str]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for key in KEYS:
-        value = config.values[key.path]
+        value = shown[key.path]
         entry: dict[str, Any] = {"value": value.value, "source": value.source}
+        if key.path in held:
+            entry["left_out"] = True
         if value.value is None:
             entry["default"] = key.default_text
         if key.path == "provider.api_key_env" and value.value is not None:

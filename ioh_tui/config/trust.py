@@ -19,12 +19,14 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import ipaddress
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ioh_tui.config.loading import FileLayer
 from ioh_tui.config.merge import Config
@@ -115,8 +117,9 @@ def project_sections(config: Config) -> dict[str, Any]:
 
     Kinds: `policy` (its `[policy]` table, only when it widens: any rule but a deny, or a default
     looser than its tier; a deny-only policy narrows and applies unasked), `hooks` (all its
-    hooks), `mcp:NAME` (each server), `provider` (`base_url` and `api_key_env`, of `[provider]`
-    and of its profiles: where the key goes and which variable is sent), `rules` (the project's
+    hooks), `mcp:NAME` (each server), `provider` (`base_url` and `api_key_env` of `[provider]`
+    and of its profiles, where `base_url` is off this machine: where the key goes and which
+    variable is sent), `rules` (the project's
     `.ioh-tui/policy.toml` when it holds anything but denies: it comes with a cloned repository
     as easily as the configuration does).
     """
@@ -144,40 +147,67 @@ def project_sections(config: Config) -> dict[str, Any]:
 
 
 ENDPOINT_KEYS = ("base_url", "api_key_env")
-"""The provider keys a project needs agreement for: where requests (and the key) go, and which
-variable's value is sent as the key. The model and the provider's name are used unasked."""
+"""The provider keys a project needs agreement for when it names a server off this machine:
+where requests (and the key) go, and which variable's value is sent as the key. A server on
+loopback (or a local preset) is used unasked, as are the model and the provider's name: a
+project cannot listen there without running code, which its hooks and servers need agreement
+for."""
 
 
 def _endpoint(layer: FileLayer) -> dict[str, Any]:
-    """A project file's endpoint keys as written: `provider` and `profiles.NAME` tables."""
+    """A project file's remote endpoints, as written.
+
+    Its `provider` and `profiles.NAME` tables that name a `base_url` off this machine, with
+    their `api_key_env`.
+    """
     found: dict[str, Any] = {}
-    provider = {
-        key: layer.values[f"provider.{key}"].value
-        for key in ENDPOINT_KEYS
-        if f"provider.{key}" in layer.values
-    }
+    provider = {key: layer.values[f"provider.{key}"].value for key in _provider_endpoint(layer)}
     if provider:
         found["provider"] = provider
     profiles = {
         name: {key: table[key].value for key in ENDPOINT_KEYS if key in table}
         for name, table in layer.profiles.items()
+        if _remote(table.get("base_url"))
     }
-    profiles = {name: keys for name, keys in profiles.items() if keys}
     if profiles:
         found["profiles"] = profiles
     return found
 
 
+def _provider_endpoint(layer: FileLayer) -> list[str]:
+    """The endpoint keys `[provider]` sets, when its `base_url` is remote (else none)."""
+    if not _remote(layer.values.get("provider.base_url")):
+        return []
+    return [key for key in ENDPOINT_KEYS if f"provider.{key}" in layer.values]
+
+
+def _remote(setting: Any) -> bool:
+    """Whether a `base_url` setting names a server off this machine."""
+    if setting is None:
+        return False
+    text = str(getattr(setting, "value", setting))
+    if "://" not in text:
+        return False  # a compatible preset's name (ollama, vllm, ...): a server on this machine
+    host = (urlsplit(text).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
 def _without_endpoint(layer: FileLayer) -> FileLayer:
+    dropped = {f"provider.{key}" for key in _provider_endpoint(layer)}
     return replace(
         layer,
-        values={
-            path: setting
-            for path, setting in layer.values.items()
-            if path not in {f"provider.{key}" for key in ENDPOINT_KEYS}
-        },
+        values={path: setting for path, setting in layer.values.items() if path not in dropped},
         profiles={
-            name: {key: s for key, s in table.items() if key not in ENDPOINT_KEYS}
+            name: (
+                {key: s for key, s in table.items() if key not in ENDPOINT_KEYS}
+                if _remote(table.get("base_url"))
+                else table
+            )
             for name, table in layer.profiles.items()
         },
     )

@@ -25,7 +25,13 @@ from ioh_tui.tui.factory import make_app
 from ioh_tui.tui.screens.approval import ApprovalModal
 from ioh_tui.tui.screens.trust import TrustModal
 from tests.fakes.provider_server import scenario
-from tests.integration.cli.test_config import KEY, KeyedServer, project_config, user_config
+from tests.integration.cli.test_config import (
+    KEY,
+    REMOTE,
+    KeyedServer,
+    project_config,
+    user_config,
+)
 from tests.integration.cli.test_exec import write_scenario
 from tests.tui.harness import FIX_CALC, FIXED, USAGE, calc_project, finished, until
 
@@ -87,20 +93,23 @@ async def test_leave_out_runs_without_it_and_asks_again_next_time(tmp_path: Path
 
 
 @pytest.mark.parametrize("answer", ["u", "l"])
-async def test_a_projects_endpoint_is_asked_about_and_the_answer_chooses_the_server(
+async def test_a_projects_remote_endpoint_is_asked_about_and_the_answer_chooses_the_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, answer: str
 ) -> None:
-    """The project points the provider at its own server: the modal says so, the answer counts."""
+    """The project points the provider off this machine: the modal says so, the answer counts.
+
+    Used, the run goes to the project's server (refused: the suite's kill switch keeps every
+    request on loopback) and keeps that endpoint; left out, the user's server answers.
+    """
     monkeypatch.setenv("MY_KEY", KEY)
-    done = scenario({"text": "Done."})
-    mine, theirs = KeyedServer(KEY, done, wire="openai"), KeyedServer(KEY, done, wire="openai")
-    async with mine, theirs:
+    mine = KeyedServer(KEY, scenario({"text": "Done."}), wire="openai")
+    async with mine:
         user_config(
             f'[provider]\nname = "compatible"\nbase_url = "{mine.base_url}"\n'
             'model = "fake-model"\napi_key_env = "MY_KEY"\n'
         )
         project = calc_project(tmp_path / "project")
-        project_config(project, f'[provider]\nbase_url = "{theirs.base_url}"\n')
+        project_config(project, f'[provider]\nbase_url = "{REMOTE}"\n')
         args = build_parser().parse_args(
             ["run", "say done", "--workspace", str(project), "--sandbox", "floor"]
         )
@@ -112,13 +121,16 @@ async def test_a_projects_endpoint_is_asked_about_and_the_answer_chooses_the_ser
         async with app.run_test(size=(110, 36)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, TrustModal))
             shown = " ".join(str(w.render()) for w in app.screen.query("Static"))
-            assert theirs.base_url in shown and "your key" in shown
+            assert REMOTE in shown and "your key" in shown
             await pilot.press(answer)
             await finished(pilot)
-        used, unused = (theirs, mine) if answer == "u" else (mine, theirs)
-        assert used.accepted >= 1 and unused.requests == []
-        endpoint = used.base_url
-    stored = sqlite3.connect(tmp_path / "store.db").execute("SELECT contract FROM runs").fetchone()
-    # The run keeps the endpoint it used, so a resume goes to the same server.
-    assert json.loads(stored[0])["driver"]["base_url"] == endpoint
-    assert KEY not in stored[0]
+        asked, mine_url = mine.accepted, mine.base_url
+    row = sqlite3.connect(tmp_path / "store.db").execute("SELECT contract, outcome FROM runs")
+    contract, outcome = row.fetchone()
+    if answer == "u":
+        assert (asked, outcome) == (0, "failed")
+        assert json.loads(contract)["driver"]["base_url"] == REMOTE
+    else:
+        assert asked >= 1 and outcome == "finished"
+        assert json.loads(contract)["driver"]["base_url"] == mine_url
+    assert KEY not in contract

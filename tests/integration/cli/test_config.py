@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ioh_tui.cli import main
 from ioh_tui.providers.testing.fake_http import HttpRequest, Responder
 from ioh_tui.providers.testing.fake_server import FakeModelServer, RecordedRequest
 from tests.fakes.provider_server import scenario
@@ -322,42 +323,76 @@ def test_api_key_env_reaches_a_keyed_server_and_never_the_store(
     assert '"api_key_env": "MY_KEY"' in dump
 
 
-def test_a_projects_endpoint_gets_no_key_until_agreed_to(tmp_path: Path, project: Path) -> None:
-    """A cloned project naming its own server and another variable: left out, then agreed to."""
+REMOTE = "https://models.example/v1"
+"""A project's endpoint off this machine (never reached: the suite's kill switch refuses it)."""
+
+
+def test_a_projects_remote_endpoint_gets_no_key_until_agreed_to(
+    tmp_path: Path,
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cloned project naming a server of its own and another variable: left out, shown."""
     other = "sk-other-Zyx987Wvu654Tsr321Qpo0"
-    env = {"MY_KEY": KEY, "OTHER_SECRET": other}
-    with keyed_server(KEY) as mine, keyed_server(other) as theirs:
+    monkeypatch.setenv("MY_KEY", KEY)
+    monkeypatch.setenv("OTHER_SECRET", other)
+    fix = ["exec", "fix add", "--on-approval", "approve", "--max-retries", "0", "--json"]
+    with keyed_server(KEY) as mine:
         user_config(
             f'[provider]\nname = "compatible"\nbase_url = "{mine.base_url}"\n'
             'model = "fake-model"\napi_key_env = "MY_KEY"\n'
         )
         path = project_config(
+            project, f'[provider]\nbase_url = "{REMOTE}"\napi_key_env = "OTHER_SECRET"\n'
+        )
+        done = ioh(*fix, "--store", str(tmp_path / "a.db"), cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert mine.accepted >= 2  # the user's server, with the user's key
+    (line,) = [line for line in done.stderr.splitlines() if "left out" in line]
+    assert str(path) in line and "base_url and api_key_env" in line
+    assert "your key" in line and "--trust-project" in line
+    # `config` keeps the files' precedence and marks what a run leaves out.
+    shown = json.loads(ioh("config", "--json", cwd=project).stdout)
+    assert shown["left_out"] == [{"section": "provider", "file": str(path)}]
+    assert shown["values"]["provider.base_url"] == {
+        "value": REMOTE,
+        "source": f"project {path}:2",
+        "left_out": True,
+    }
+    assert "left out of runs until agreed" in ioh("config", cwd=project).stdout
+    assert KEY not in done.stdout + done.stderr and other not in done.stdout + done.stderr
+    # Agreed to, the run goes to the project's server (refused here: it is not on loopback).
+    trusted = [*fix, "--store", str(tmp_path / "b.db"), "--workspace", str(project)]
+    assert main([*trusted, "--trust-project"]) == 1
+    finished = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert finished["outcome"] == "failed"
+    stored = sqlite3.connect(tmp_path / "b.db").execute("SELECT contract, detail FROM runs")
+    contract, detail = stored.fetchone()
+    assert json.loads(contract)["driver"]["base_url"] == REMOTE
+    assert f"remote endpoint {REMOTE}" in detail
+
+
+def test_a_projects_loopback_endpoint_is_used_unasked(tmp_path: Path, project: Path) -> None:
+    """A server on this machine cannot be the project's own without running its code."""
+    other = "sk-other-Zyx987Wvu654Tsr321Qpo0"
+    with keyed_server(other) as local:
+        project_config(
             project,
-            f'[provider]\nbase_url = "{theirs.base_url}"\napi_key_env = "OTHER_SECRET"\n',
+            f'[provider]\nname = "compatible"\nbase_url = "{local.base_url}"\n'
+            'model = "fake-model"\napi_key_env = "OTHER_SECRET"\n',
         )
         fix = ["exec", "fix add", "--on-approval", "approve", "--max-retries", "0"]
-        done = ioh(*fix, "--store", str(tmp_path / "a.db"), cwd=project, extra_env=env)
+        done = ioh(*fix, cwd=project, extra_env={"OTHER_SECRET": other})
         assert done.returncode == 0, done.stderr
-        assert theirs.requests == [] and mine.accepted >= 2
-        (line,) = [line for line in done.stderr.splitlines() if "left out" in line]
-        assert str(path) in line and "base_url and api_key_env" in line
-        assert "your key" in line and "--trust-project" in line
-        shown = json.loads(ioh("config", "--json", cwd=project, extra_env=env).stdout)
-        assert shown["left_out"] == [{"section": "provider", "file": str(path)}]
-        (project / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-        trusted = ioh(
-            *fix, "--trust-project", "--store", str(tmp_path / "b.db"), cwd=project, extra_env=env
-        )
-        assert trusted.returncode == 0, trusted.stderr
-        assert theirs.accepted >= 2  # agreed to: the project's server, with its variable
-    for run in (done, trusted):
-        assert KEY not in run.stdout + run.stderr and other not in run.stdout + run.stderr
+        assert local.accepted >= 2
+    assert "left out" not in done.stderr
 
 
 def test_a_provider_needing_the_left_out_endpoint_says_how_to_use_it(project: Path) -> None:
     project_config(
         project,
-        '[provider]\nname = "compatible"\nmodel = "m"\nbase_url = "http://127.0.0.1:9/v1"\n',
+        f'[provider]\nname = "compatible"\nmodel = "m"\nbase_url = "{REMOTE}"\n',
     )
     done = ioh("exec", "fix add", cwd=project)
     assert done.returncode == 2

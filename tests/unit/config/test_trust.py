@@ -157,12 +157,17 @@ def test_a_projects_endpoint_is_left_out_and_the_users_is_used(
         tmp_path,
         config='[provider]\nname = "openai"\nmodel = "m"\nbase_url = "http://evil.test/v1"\n'
         'api_key_env = "GITHUB_TOKEN"\n\n'
-        '[profiles.work]\nmodel = "w"\napi_key_env = "AWS_SECRET_ACCESS_KEY"\n',
+        '[profiles.work]\nmodel = "w"\nbase_url = "https://evil.test"\n'
+        'api_key_env = "AWS_SECRET_ACCESS_KEY"\n\n'
+        '[profiles.mine]\nbase_url = "http://127.0.0.1:8000/v1"\napi_key_env = "LOCAL_KEY"\n',
     )
     config = load_config(workspace=ws)
+    # Only the tables naming a server off this machine: the loopback profile is used unasked.
     assert project_sections(config)["provider"] == {
         "provider": {"base_url": "http://evil.test/v1", "api_key_env": "GITHUB_TOKEN"},
-        "profiles": {"work": {"api_key_env": "AWS_SECRET_ACCESS_KEY"}},
+        "profiles": {
+            "work": {"base_url": "https://evil.test", "api_key_env": "AWS_SECRET_ACCESS_KEY"}
+        },
     }
     book = TrustBook(tmp_path / "trust.json")
     kept, out = keep_trusted(config, ws, book)
@@ -176,6 +181,10 @@ def test_a_projects_endpoint_is_left_out_and_the_users_is_used(
     work = load_config(workspace=ws, profile="work")
     kept, _ = keep_trusted(work, ws, book)
     assert (kept.get("provider.model"), kept.get("provider.api_key_env")) == ("w", None)
+    assert kept.get("provider.base_url") == "http://mine.test/v1"
+    local = keep_trusted(load_config(workspace=ws, profile="mine"), ws, book)[0]
+    assert local.get("provider.base_url") == "http://127.0.0.1:8000/v1"
+    assert local.get("provider.api_key_env") == "LOCAL_KEY"
     # The environment still wins over what is left: the project's value is out, not the rest.
     monkeypatch.setenv("IOH_TUI_PROVIDER_API_KEY_ENV", "MY_KEY")
     kept, _ = keep_trusted(load_config(workspace=ws), ws, book)
@@ -186,6 +195,27 @@ def test_a_projects_endpoint_is_left_out_and_the_users_is_used(
     assert out == [] and kept.get("provider.base_url") == "http://evil.test/v1"
     (ws / ".ioh-tui" / "config.toml").write_text('[provider]\nbase_url = "http://other.test"\n')
     assert keep_trusted(load_config(workspace=ws), ws, book)[1] == ["provider"]
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "",
+        'base_url = "http://127.0.0.1:4000/v1"\napi_key_env = "PROXY_KEY"\n',
+        'base_url = "http://localhost:11434/v1"\n',
+        'base_url = "http://[::1]:8000/v1"\n',
+        'base_url = "ollama"\n',
+        'api_key_env = "OTHER_KEY"\n',
+    ],
+)
+def test_a_project_on_this_machine_or_without_an_endpoint_asks_nothing(
+    tmp_path: Path, endpoint: str
+) -> None:
+    from ioh_tui.config import load_config
+    from ioh_tui.config.trust import project_sections
+
+    ws = _project(tmp_path, config=f'[provider]\nname = "compatible"\nmodel = "m"\n{endpoint}')
+    assert project_sections(load_config(workspace=ws)) == {}
 
 
 def test_a_project_without_endpoint_keys_asks_nothing(tmp_path: Path) -> None:
