@@ -13,9 +13,11 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -295,16 +297,44 @@ async def test_a_remote_child_spawns_through_the_root(fleet: RayFleet, project: 
     assert all(fleet.placed[r.id] in _alive() for r in tree if r.depth > 0)
 
 
-def _writer(path: str, text: str, delay_ms: int = 150) -> dict[str, Any]:
+def _writer(path: str, text: str) -> dict[str, Any]:
     return {
         "turns": [
             {
-                "delay_ms": delay_ms,
+                "delay_ms": 150,
                 "tool_calls": [
                     {"name": "write_file", "arguments": {"path": path, "content": text}}
                 ],
             },
             {"text": f"Wrote {path}."},
+        ]
+    }
+
+
+# Each fixer's first command marks that its copy was taken (a child's copy is packed before its
+# first turn) and waits for the other's mark, so both start from the same calc.py however slow
+# the machine is: timing alone (a second, then three) lost this race on loaded CI machines.
+_MEET = """
+import os, sys, time
+meeting, me, other = sys.argv[1:]
+open(os.path.join(meeting, me), "w").close()
+deadline = time.monotonic() + 120
+while not os.path.exists(os.path.join(meeting, other)) and time.monotonic() < deadline:
+    time.sleep(0.05)
+"""
+
+
+def _fixer(text: str, meeting: Path, me: str, other: str) -> dict[str, Any]:
+    meet = [sys.executable, "-c", _MEET, str(meeting), me, other]
+    return {
+        "turns": [
+            {"tool_calls": [{"name": "exec", "arguments": {"argv": meet}}]},
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "calc.py", "content": text}}
+                ]
+            },
+            {"text": "Wrote calc.py."},
         ]
     }
 
@@ -357,23 +387,22 @@ async def test_auto_finds_the_shared_workspace_and_children_write_in_it(
 async def test_a_copy_comes_back_as_a_patch_the_policy_and_the_base_check(
     fleet: RayFleet, project: Path
 ) -> None:
-    # Four actors idle in the pool first, so the four children start at once: a child that had
-    # to wait for a new actor (seconds on a loaded machine) took its copy after the other fix
-    # was applied, and both fixes applied (correctly, but this test is of the refusal).
-    idle = {f"idle {n}": {"turns": [{"text": "Ready.", "delay_ms": 1000}]} for n in range(4)}
-    await _reports(fleet, project, idle)
+    # Commands run as an unprivileged user when the suite runs as root: a meeting place
+    # anyone can write, removed with its marks.
+    meeting = Path(tempfile.mkdtemp(prefix="ioh-meet-"))
+    os.chmod(meeting, 0o777)
     fleet.workspaces = "copy"
     try:
         agents = {
             "notes": _writer("notes.txt", "notes\n"),
-            # Each waits for the other's copy to be taken before its own comes back.
-            "fix one": _writer("calc.py", "def add(a, b):\n    return a + b\n", 1000),
-            "fix two": _writer("calc.py", "def add(a, b):\n    return b + a\n", 1000),
+            "fix one": _fixer("def add(a, b):\n    return a + b\n", meeting, "one", "two"),
+            "fix two": _fixer("def add(a, b):\n    return b + a\n", meeting, "two", "one"),
             "sneak": SNEAK,
         }
         reports = await _reports(fleet, project, agents)
     finally:
         fleet.workspaces = "auto"
+        shutil.rmtree(meeting, ignore_errors=True)
     assert (project / "notes.txt").read_text() == "notes\n"
     assert "[workspace copy: 1 change(s) applied]" in reports[0]
     # Both fixes started from the same calc.py: the first back is applied, the other refused.
