@@ -21,6 +21,8 @@ from ioh_tui.providers.http import (
 from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.reasoning import THINKING_BUDGETS
 from ioh_tui.providers.retry import RetryPolicy, Sleep
+from ioh_tui.providers.sse import ServerSentEvent
+from ioh_tui.providers.whole import anthropic_events
 
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 ANTHROPIC_VERSION = "2023-06-01"
@@ -71,6 +73,10 @@ class Anthropic(WireProvider):
         """The Messages body (extended thinking on when a reasoning effort was given)."""
         budget = THINKING_BUDGETS[self.reasoning] if self.reasoning else None
         return build_body(request, model, thinking_budget=budget)
+
+    def whole_events(self, whole: Any) -> list[ServerSentEvent] | None:
+        """A Messages `message` object as its stream's events (a server that ignored `stream`)."""
+        return anthropic_events(whole)
 
     def headers(self, key: str | None) -> dict[str, str]:
         """`x-api-key` and the API version the wire format here was written against."""

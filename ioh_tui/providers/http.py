@@ -261,8 +261,9 @@ class WireProvider:
                     if response.status_code != 200:
                         raise await self._http_error(response)
                     if _answers_json(response):
-                        raise await self._not_a_stream(response)
-                    await _consume(response, assembler)
+                        await self._read_whole(response, assembler)
+                    else:
+                        await _consume(response, assembler)
             completion = assembler.finish()
         except ProviderError as exc:
             # An error event inside a 200 stream carries the server's words, which may echo
@@ -306,20 +307,38 @@ class WireProvider:
         summary = _error_summary(raw.decode("utf-8", "replace"))
         return classify_status(status, self._key.redact(summary), _retry_after(response.headers))
 
-    async def _not_a_stream(self, response: httpx.Response) -> ProviderError:
-        """A 200 in JSON: a server that ignored `stream`, or put its error in a success."""
-        media = response.headers.get("content-type", "").split(";", 1)[0].strip()
+    def whole_events(self, whole: Any) -> list[ServerSentEvent] | None:
+        """A whole (non-streamed) answer as its stream's events; None: not one (subclasses).
+
+        `providers/whole.py` writes them for each wire.
+        """
+        return None
+
+    async def _read_whole(self, response: httpx.Response, assembler: StreamAssembler) -> None:
+        """A 200 in JSON: a whole answer, or a server's error put in a success.
+
+        A server that ignored `stream` has its answer read as the stream it stands for; anything
+        else is said back, `malformed`, not retried.
+        """
         raw = b""
-        with contextlib.suppress(httpx.HTTPError):
-            async for chunk in response.aiter_bytes():
-                raw += chunk
-                if len(raw) > _SHOWN_BYTES:
-                    break
+        async for chunk in response.aiter_bytes():
+            raw += chunk
+            if len(raw) > _WHOLE_BYTES:
+                break
+        try:
+            whole = json.loads(raw) if len(raw) <= _WHOLE_BYTES else None
+        except ValueError:
+            whole = None
+        events = self.whole_events(whole)
+        if events is not None:
+            assembler.feed_all(events)
+            return
+        media = response.headers.get("content-type", "").split(";", 1)[0].strip()
         summary = _error_summary(raw[:_SHOWN_BYTES].decode("utf-8", "replace")).strip()
         if len(summary) > _SHOWN_CHARS:
             summary = summary[:_SHOWN_CHARS] + "..."
-        said = f"the server answered {media}, not an event stream"
-        return ProviderError(
+        said = f"the server answered {media} that is not a completion, and not an event stream"
+        raise ProviderError(
             "malformed",
             self._key.redact(f"{said}: {summary}" if summary else said),
             status=200,
@@ -358,7 +377,9 @@ class WireProvider:
 _DRAIN_BYTES = 64 * 1024
 _DRAIN_S = 0.25
 _SHOWN_BYTES = 16 * 1024
-"""At most this much of a 200 that is not a stream is read, to say what it was."""
+"""At most this much of a 200 that is not a completion is said, to say what it was."""
+_WHOLE_BYTES = 16 * 1024 * 1024
+"""The largest whole (non-streamed) answer read."""
 _SHOWN_CHARS = 300
 
 

@@ -26,6 +26,8 @@ from ioh_tui.providers.http import (
 from ioh_tui.providers.openai_wire import Flavour, OpenAIAssembler, build_body
 from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.retry import RetryPolicy, Sleep
+from ioh_tui.providers.sse import ServerSentEvent
+from ioh_tui.providers.whole import openai_events
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
@@ -45,6 +47,10 @@ class _OpenAIWire(WireProvider):
     def build_body(self, request: Request, model: str) -> dict[str, Any]:
         """The chat-completions body in this provider's flavour."""
         return build_body(request, model, flavour=self._flavour, effort=self.reasoning)
+
+    def whole_events(self, whole: Any) -> list[ServerSentEvent] | None:
+        """A `chat.completion` object as its chunk (a server that ignored `stream`)."""
+        return openai_events(whole)
 
     def headers(self, key: str | None) -> dict[str, str]:
         """Bearer auth, or nothing when there is no key."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterator
 
@@ -10,7 +11,7 @@ import pytest
 
 from ioh_tui.core.control import BudgetExhausted
 from ioh_tui.core.errors import ProviderError
-from ioh_tui.core.transcript import Attempt, Completion, Message, Request
+from ioh_tui.core.transcript import Attempt, Completion, Message, Request, Thought
 from ioh_tui.providers import Anthropic, OpenAI
 from ioh_tui.providers.retry import RETRY_AFTER_CAP_S, RetryPolicy, Sleep
 from tests.integration.providers.wire_server import Framing, Reply, WireServer
@@ -131,31 +132,97 @@ async def test_context_overflow_and_redirects_are_not_retried(server: WireServer
     assert len(server.received) == 2
 
 
-async def test_a_200_in_json_is_said_as_such_and_not_retried(server: WireServer) -> None:
+JSON = {"content-type": "application/json"}
+
+
+async def test_a_whole_completion_in_json_is_read_as_its_stream(server: WireServer) -> None:
     # A compatible server that ignored `stream: true` and answered the whole completion.
-    whole = (
-        b'{"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "message": '
-        b'{"role": "assistant", "content": "Hello"}, "finish_reason": "stop"}]}'
-    )
-    server.queue(Reply(whole, headers={"content-type": "application/json"}, framing="length"))
+    whole = {
+        "id": "c1",
+        "object": "chat.completion",
+        "model": "m-1",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "Reading.",
+                    "reasoning_content": "The file first.",
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "read_file", "arguments": '{"path": "a.py"}'},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 12, "completion_tokens": 5, "total_tokens": 17},
+    }
+    server.queue(Reply(json.dumps(whole).encode(), headers=JSON, framing="length"))
     attempts: list[Attempt] = []
-    with pytest.raises(ProviderError) as caught:
-        await complete(server, attempts)
-    said = str(caught.value)
-    assert caught.value.kind == "malformed" and not caught.value.retryable
-    assert "(HTTP 200): the server answered application/json, not an event stream" in said
-    assert '"content": "Hello"' in said and "\n" not in said
-    assert len(server.received) == 1
-    # Its error put in a success is summarised as an error status's would be.
+    done = await complete(server, attempts)
+    assert (done.text, done.thinking, done.stop_reason, done.model) == (
+        "Reading.",
+        "The file first.",
+        "tool_calls",
+        "m-1",
+    )
+    (call,) = done.tool_calls
+    assert (call.id, call.name, dict(call.arguments)) == ("call_1", "read_file", {"path": "a.py"})
+    assert done.usage is not None and (done.usage.input_tokens, done.usage.output_tokens) == (12, 5)
+    assert len(server.received) == 1 and len(attempts) == 1
+
+
+async def test_a_200_in_json_that_is_no_completion_is_said_and_not_retried(
+    server: WireServer,
+) -> None:
     server.queue(
         Reply(
             b'{"error": {"message": "no such model", "code": 404}}',
             framing="length",
             headers={"content-type": "application/json; charset=utf-8"},
-        )
+        ),
+        Reply(b"[1, 2]", framing="length", headers=JSON),
     )
-    with pytest.raises(ProviderError, match="not an event stream: 404: no such model"):
+    with pytest.raises(ProviderError) as caught:
         await complete(server, [])
+    said = str(caught.value)
+    assert caught.value.kind == "malformed" and not caught.value.retryable
+    assert said.startswith("malformed (HTTP 200): the server answered application/json")
+    assert said.endswith("not an event stream: 404: no such model")
+    with pytest.raises(ProviderError, match=r"not an event stream: \[1, 2\]"):
+        await complete(server, [])
+    assert len(server.received) == 2
+
+
+async def test_a_whole_anthropic_message_is_read_with_its_signed_thinking(
+    server: WireServer,
+) -> None:
+    whole = {
+        "type": "message",
+        "model": "claude-x",
+        "content": [
+            {"type": "thinking", "thinking": "Why.", "signature": "sig=="},
+            {"type": "text", "text": "Editing."},
+            {"type": "tool_use", "id": "toolu_1", "name": "edit_file", "input": {"path": "a"}},
+        ],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 20, "output_tokens": 7},
+    }
+    server.queue(Reply(json.dumps(whole).encode(), headers=JSON, framing="length"))
+    provider = Anthropic(base_url=server.url, api_key="k", model="m", retry=FAST)
+    try:
+        done = await provider.complete(REQUEST)
+    finally:
+        await provider.aclose()
+    assert (done.text, done.thinking, done.stop_reason) == ("Editing.", "Why.", "tool_use")
+    assert done.thoughts == (Thought("Why.", "sig=="),)
+    (call,) = done.tool_calls
+    assert (call.id, call.name, dict(call.arguments)) == ("toolu_1", "edit_file", {"path": "a"})
+    assert done.usage is not None and done.usage.output_tokens == 7
 
 
 async def test_a_stream_under_another_type_is_still_read(server: WireServer) -> None:
