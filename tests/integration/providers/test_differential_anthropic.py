@@ -1,9 +1,10 @@
 """Differential: the same Anthropic-wire bytes from a loopback server, to our client and the SDK.
 
-Both must agree on text, thinking and its signature, tool calls with inputs, stop reason and
-usage, across framings, piece sizes, CRLF line ends and padded JSON. Our `input_tokens` is the
-whole prompt (fresh plus cache reads and writes), so the SDK's three counters are summed to
-compare. Where we are deliberately stricter (no `message_stop`), the test says so.
+Both must agree on text, thinking and its signature (each block, in order, redacted ones too),
+tool calls with inputs, stop reason and usage, across framings, piece sizes, CRLF line ends and
+padded JSON. Our `input_tokens` is the whole prompt (fresh plus cache reads and writes), so the
+SDK's three counters are summed to compare. Where we are deliberately stricter (no
+`message_stop`), the test says so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.integration.providers.wire_streams import (
     PING,
     Json,
     anthropic_events,
+    anthropic_interleaved_thinking,
     anthropic_refusal,
     anthropic_text,
     anthropic_thinking,
@@ -40,6 +42,7 @@ CASES: dict[str, list[Json]] = {
     "text_cache_pings": anthropic_text(["Hel", "lo, ", "world"]),
     "tools": anthropic_tools(),
     "thinking_signature": anthropic_thinking(),
+    "interleaved_thinking": anthropic_interleaved_thinking(),
     "refusal": anthropic_refusal(),
     "multibyte": anthropic_text(["naïve ", "日本語 ", "😀"]),
 }
@@ -107,6 +110,7 @@ def normalise_ours(completion: Completion, signature: str) -> dict[str, Any]:
         "text": completion.text,
         "thinking": completion.thinking,
         "signature": signature,
+        "thoughts": [(t.text, t.signature, t.redacted) for t in completion.thoughts],
         "calls": [(c.id, c.name, dict(c.arguments)) for c in completion.tool_calls],
         "stop": completion.stop_reason,
         "model": completion.model,
@@ -128,6 +132,12 @@ def normalise_theirs(message: Any) -> dict[str, Any]:
         "text": "".join(b.text for b in blocks if b.type == "text"),
         "thinking": "".join(b.thinking for b in blocks if b.type == "thinking"),
         "signature": "".join(b.signature for b in blocks if b.type == "thinking"),
+        # Each block the API must be sent back, in order, as the SDK keeps it.
+        "thoughts": [
+            (b.thinking, b.signature, "") if b.type == "thinking" else ("", "", b.data)
+            for b in blocks
+            if b.type in ("thinking", "redacted_thinking")
+        ],
         "calls": [(b.id, b.name, dict(b.input)) for b in blocks if b.type == "tool_use"],
         "stop": message.stop_reason,
         "model": message.model,

@@ -261,6 +261,26 @@ def anthropic_thinking() -> list[Json]:
     ]
 
 
+def anthropic_interleaved_thinking() -> list[Json]:
+    """Thinking, a redacted block, a tool call, then more thinking: each block kept apart."""
+    return [
+        message_start(40),
+        block_start(0, {"type": "thinking", "thinking": "", "signature": ""}),
+        block_delta(0, {"type": "thinking_delta", "thinking": "First the file."}),
+        block_delta(0, {"type": "signature_delta", "signature": "c2lnLW9uZQ=="}),
+        block_stop(0),
+        block_start(1, {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}),
+        block_stop(1),
+        block_start(2, {"type": "tool_use", "id": "toolu_09", "name": "read_file", "input": {}}),
+        block_delta(2, {"type": "input_json_delta", "partial_json": '{"path": "a.py"}'}),
+        block_stop(2),
+        block_start(3, {"type": "thinking", "thinking": "Then the test.", "signature": ""}),
+        block_delta(3, {"type": "signature_delta", "signature": "c2lnLXR3bw=="}),
+        block_stop(3),
+        *message_end("tool_use", 70),
+    ]
+
+
 def anthropic_refusal() -> list[Json]:
     """A refusal: some text, then stop_reason `refusal`."""
     return [
