@@ -104,7 +104,15 @@ def _print_trace(trace: dict[str, Any]) -> None:
     )
     if run["detail"]:
         say(f"  {run['detail']}")
-    caps = run["contract"].get("gate") if isinstance(run.get("contract"), dict) else None
+    contract = run["contract"] if isinstance(run.get("contract"), dict) else {}
+    carried = contract.get("continues")
+    if carried:
+        # `--continue` or a later ACP prompt: the model read these runs' turns first.
+        say(f"  carries on the conversation of run(s) {', '.join(str(r) for r in carried)}")
+    effort = (contract.get("driver") or {}).get("reasoning_effort")
+    if effort:
+        say(f"  reasoning effort {effort}")
+    caps = contract.get("gate")
     if caps:
         say(
             f"  gate caps: {caps.get('timeout_s')} s wall clock, {caps.get('cpu_s')} s CPU, "

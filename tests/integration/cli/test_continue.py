@@ -57,6 +57,8 @@ def test_a_continued_run_reads_the_earlier_conversation_then_its_goal(tmp_path: 
     shown = json.loads(ioh("show", str(_run_id(second)), "--store", str(store), "--json").stdout)
     assert shown["run"]["contract"]["continues"] == [_run_id(first)]
     assert shown["run"]["root"] == str(project.resolve())
+    text = ioh("show", str(_run_id(second)), "--store", str(store)).stdout
+    assert f"carries on the conversation of run(s) {_run_id(first)}" in text
 
 
 def test_a_bad_continue_is_one_line_and_starts_nothing(tmp_path: Path) -> None:

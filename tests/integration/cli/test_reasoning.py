@@ -159,3 +159,5 @@ def test_a_resumed_run_sends_the_stored_thinking_back(
         "SELECT thoughts FROM messages WHERE thoughts IS NOT NULL"
     )
     assert len(stored.fetchall()) >= 2
+    shown = ioh("show", str(run_id), "--store", str(store), cwd=project, env=_env()).stdout
+    assert "reasoning effort low" in shown
