@@ -33,8 +33,9 @@ def config_command(args: argparse.Namespace) -> int:
         say(f"profile: {config.profile}")
     for key in KEYS:
         value = values[key.path]
-        note = ", left out of runs until agreed" if key.path in held else ""
-        say(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source}{note})")
+        # After the source, not inside it: the parentheses hold the source alone.
+        note = "  left out of runs until agreed" if key.path in held else ""
+        say(f"{key.path:<{width}}  {_shown(key.path, value.value)}  ({value.source}){note}")
     for scope, path, table in config.policy_layers():
         layers = table.get("layers", [])
         say(f"policy: {len(layers)} layer(s) and defaults from {scope} {path}")

@@ -360,7 +360,8 @@ def test_a_projects_remote_endpoint_gets_no_key_until_agreed_to(
         "source": f"project {path}:2",
         "left_out": True,
     }
-    assert "left out of runs until agreed" in ioh("config", cwd=project).stdout
+    shown_text = ioh("config", cwd=project).stdout
+    assert f"(project {path}:2)  left out of runs until agreed" in shown_text
     assert KEY not in done.stdout + done.stderr and other not in done.stdout + done.stderr
     # Agreed to, the run goes to the project's server (refused here: it is not on loopback).
     trusted = [*fix, "--store", str(tmp_path / "b.db"), "--workspace", str(project)]
