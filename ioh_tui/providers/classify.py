@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 
 from ioh_tui.core.errors import ProviderError
@@ -99,3 +100,17 @@ def parse_retry_after(value: str | None, *, now: float | None = None) -> float |
         return None
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
+
+
+def error_summary(body: str) -> str:
+    """The useful part of an error body: type, code and message when it is vendor JSON."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return body
+    error = data.get("error") if isinstance(data, dict) else None
+    if not isinstance(error, dict):
+        return body
+    parts = [error.get("type"), error.get("code"), error.get("message")]
+    summary = ": ".join(str(p) for p in parts if p not in (None, ""))
+    return summary or body

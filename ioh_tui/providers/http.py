@@ -29,11 +29,12 @@ from ioh_tui.core.redact import Redactor, hold
 from ioh_tui.core.transcript import AttemptSink, Completion, Request, StreamSink
 from ioh_tui.providers.assemble import transcript_call_ids
 from ioh_tui.providers.base import ensure_allowed
-from ioh_tui.providers.classify import classify_status, parse_retry_after
+from ioh_tui.providers.classify import classify_status, error_summary, parse_retry_after
 from ioh_tui.providers.pricing import PriceTable
 from ioh_tui.providers.reasoning import checked_effort
 from ioh_tui.providers.retry import RetryPolicy, Sleep, call_with_retries
 from ioh_tui.providers.sse import EventStream, ServerSentEvent
+from ioh_tui.providers.whole import answers_json, read_whole
 
 DEFAULT_TIMEOUT_S = 600.0
 """Longest one attempt may take, first byte to last (the original's request timeout)."""
@@ -260,8 +261,8 @@ class WireProvider:
                 ) as response:
                     if response.status_code != 200:
                         raise await self._http_error(response)
-                    if _answers_json(response):
-                        await self._read_whole(response, assembler)
+                    if answers_json(response):
+                        assembler.feed_all(await read_whole(response, self.whole_events))
                     else:
                         await _consume(response, assembler)
             completion = assembler.finish()
@@ -304,7 +305,7 @@ class WireProvider:
             raw = await response.aread()
         except httpx.HTTPError:
             raw = b""
-        summary = _error_summary(raw.decode("utf-8", "replace"))
+        summary = error_summary(raw.decode("utf-8", "replace"))
         return classify_status(status, self._key.redact(summary), _retry_after(response.headers))
 
     def whole_events(self, whole: Any) -> list[ServerSentEvent] | None:
@@ -313,37 +314,6 @@ class WireProvider:
         `providers/whole.py` writes them for each wire.
         """
         return None
-
-    async def _read_whole(self, response: httpx.Response, assembler: StreamAssembler) -> None:
-        """A 200 in JSON: a whole answer, or a server's error put in a success.
-
-        A server that ignored `stream` has its answer read as the stream it stands for; anything
-        else is said back, `malformed`, not retried.
-        """
-        raw = b""
-        async for chunk in response.aiter_bytes():
-            raw += chunk
-            if len(raw) > _WHOLE_BYTES:
-                break
-        try:
-            whole = json.loads(raw) if len(raw) <= _WHOLE_BYTES else None
-        except ValueError:
-            whole = None
-        events = self.whole_events(whole)
-        if events is not None:
-            assembler.feed_all(events)
-            return
-        media = response.headers.get("content-type", "").split(";", 1)[0].strip()
-        summary = _error_summary(raw[:_SHOWN_BYTES].decode("utf-8", "replace")).strip()
-        if len(summary) > _SHOWN_CHARS:
-            summary = summary[:_SHOWN_CHARS] + "..."
-        said = f"the server answered {media} that is not a completion, and not an event stream"
-        raise ProviderError(
-            "malformed",
-            self._key.redact(f"{said}: {summary}" if summary else said),
-            status=200,
-            retryable=False,
-        )
 
     def _priced(self, completion: Completion, model: str) -> Completion:
         usage = completion.usage
@@ -376,11 +346,6 @@ class WireProvider:
 
 _DRAIN_BYTES = 64 * 1024
 _DRAIN_S = 0.25
-_SHOWN_BYTES = 16 * 1024
-"""At most this much of a 200 that is not a completion is said, to say what it was."""
-_WHOLE_BYTES = 16 * 1024 * 1024
-"""The largest whole (non-streamed) answer read."""
-_SHOWN_CHARS = 300
 
 
 async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None:
@@ -408,16 +373,6 @@ async def _consume(response: httpx.Response, assembler: StreamAssembler) -> None
                     break
 
 
-def _answers_json(response: httpx.Response) -> bool:
-    """Whether a 200 says it is JSON.
-
-    Anything else (no type, `text/plain`) is read as a stream: some compatible servers stream
-    under the wrong type, and the stream's own checks catch the rest (no terminator: `truncated`).
-    """
-    media: str = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
-    return media == "application/json" or media.endswith("+json")
-
-
 def _retry_after(headers: httpx.Headers) -> float | None:
     millis = headers.get("retry-after-ms")
     if millis is not None:
@@ -426,17 +381,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
         except ValueError:
             pass
     return parse_retry_after(headers.get("retry-after"))
-
-
-def _error_summary(body: str) -> str:
-    """The useful part of an error body: type, code and message when it is vendor JSON."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return body
-    error = data.get("error") if isinstance(data, dict) else None
-    if not isinstance(error, dict):
-        return body
-    parts = [error.get("type"), error.get("code"), error.get("message")]
-    summary = ": ".join(str(p) for p in parts if p not in (None, ""))
-    return summary or body

@@ -9,9 +9,61 @@ stream gets (ids, arguments, usage, thinking) applies to it too. Its text arrive
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
+import httpx
+
+from ioh_tui.core.errors import ProviderError
+from ioh_tui.providers.classify import error_summary
 from ioh_tui.providers.sse import ServerSentEvent
+
+WHOLE_BYTES = 16 * 1024 * 1024
+"""The largest whole (non-streamed) answer read."""
+_SHOWN_BYTES = 16 * 1024
+"""At most this much of a 200 that is not a completion is said, to say what it was."""
+_SHOWN_CHARS = 300
+
+
+def answers_json(response: httpx.Response) -> bool:
+    """Whether a 200 says it is JSON.
+
+    Anything else (no type, `text/plain`) is read as a stream: some compatible servers stream
+    under the wrong type, and the stream's own checks catch the rest (no terminator: `truncated`).
+    """
+    media: str = response.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+async def read_whole(
+    response: httpx.Response, events_of: Callable[[Any], list[ServerSentEvent] | None]
+) -> list[ServerSentEvent]:
+    """A 200 in JSON as the events of the stream it stands for (`events_of`: the wire's).
+
+    Raises:
+        ProviderError: `malformed`, not retried: the body is no completion (a server's error put
+            in a success), or is past `WHOLE_BYTES`. The caller masks the key in its message.
+    """
+    raw = bytearray()
+    async for chunk in response.aiter_bytes():
+        raw += chunk
+        if len(raw) > WHOLE_BYTES:
+            break
+    try:
+        whole = json.loads(raw) if len(raw) <= WHOLE_BYTES else None
+    except ValueError:
+        whole = None
+    events = events_of(whole)
+    if events is not None:
+        return events
+    media = response.headers.get("content-type", "").split(";", 1)[0].strip()
+    summary = error_summary(raw[:_SHOWN_BYTES].decode("utf-8", "replace")).strip()
+    if len(summary) > _SHOWN_CHARS:
+        summary = summary[:_SHOWN_CHARS] + "..."
+    said = f"the server answered {media} that is not a completion, and not an event stream"
+    raise ProviderError(
+        "malformed", f"{said}: {summary}" if summary else said, status=200, retryable=False
+    )
 
 
 def openai_events(whole: Any) -> list[ServerSentEvent] | None:
