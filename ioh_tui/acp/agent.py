@@ -10,8 +10,8 @@ stream as updates (`updates.py`), its asks become permission requests (`permissi
 this process, and replays it (`replay.py`).
 
 Just over 400 lines: the protocol's methods share one session table and its run bookkeeping;
-the translations each method needs already live beside it (`updates.py`, `permission.py`,
-`replay.py`, `runs.py`).
+what each method needs apart from that table already lives beside it (`session.py`,
+`updates.py`, `permission.py`, `replay.py`, `runs.py`, `listing.py`, `options.py`).
 """
 
 from __future__ import annotations
@@ -21,32 +21,23 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.interfaces import Client
 from acp.schema import (
-    AcpMcpServer,
     AgentCapabilities,
-    AudioContentBlock,
     ClientCapabilities,
     CloseSessionResponse,
-    EmbeddedResourceContentBlock,
-    HttpMcpServer,
-    ImageContentBlock,
     Implementation,
     InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
-    McpServerStdio,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
-    ResourceContentBlock,
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
@@ -55,9 +46,7 @@ from acp.schema import (
     SessionListCapabilities,
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
-    SseMcpServer,
     StopReason,
-    TextContentBlock,
     Usage,
 )
 
@@ -68,32 +57,25 @@ from ioh_tui.acp.outbox import Outbox
 from ioh_tui.acp.permission import PermissionApprover
 from ioh_tui.acp.replay import replayed
 from ioh_tui.acp.runs import PromptRun, prompt_run, resumed_run
+from ioh_tui.acp.session import (
+    AnyMcpServer,
+    PromptBlock,
+    Session,
+    client_servers,
+    goal_text,
+    refused,
+    run_id_of,
+)
 from ioh_tui.acp.updates import Translator
 from ioh_tui.cli.effective import effective_config
 from ioh_tui.core import events as ev
 from ioh_tui.core.errors import IohError
 from ioh_tui.engine import CancelToken, Parts, RunResult, start
-from ioh_tui.mcp import ServerSpec
-from ioh_tui.policy import Layer, Policy, Rule
+from ioh_tui.policy import Policy
 from ioh_tui.store import Store
 from ioh_tui.store.rows import RunRow
 
 log = logging.getLogger(__name__)
-
-INVALID_PARAMS = -32602
-"""JSON-RPC's code for a request whose parameters cannot be used (a bad cwd, a bad flag)."""
-
-PromptBlock = (
-    TextContentBlock
-    | ImageContentBlock
-    | AudioContentBlock
-    | ResourceContentBlock
-    | EmbeddedResourceContentBlock
-)
-AnyMcpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
-
-SESSION_LAYER = "acp-session:remembered"
-"""The policy layer of a session's remembered rules (a remembered layer: `is_remembered`)."""
 
 STOP_REASONS: dict[str, StopReason] = {
     "cancelled": "cancelled",
@@ -101,90 +83,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "cost_budget_exceeded": "max_tokens",
 }
 """Outcomes with an ACP stop reason of their own; every other outcome ends the turn."""
-
-
-@dataclass
-class Session:
-    """One ACP session: a workspace and the runs its prompts started."""
-
-    id: str
-    cwd: Path
-    mcp: tuple[ServerSpec, ...]
-    outbox: Outbox
-    runs: list[int] = field(default_factory=list)
-    cancel: CancelToken | None = None
-    """The token of the run under way (None between prompts)."""
-    remembered: list[Rule] = field(default_factory=list)
-    """Rules the client said to remember (`allow_always`): every later run of the session
-    starts with them, as a run keeps its own for the rest of it."""
-    effort: str | None = None
-    """The reasoning effort the client chose for the session's runs (None: as configured)."""
-
-    def policy(self, configured: Policy | None) -> Policy | None:
-        """`configured` with the session's remembered rules on top (they never beat a deny).
-
-        None (a resumed run keeps its stored policy, with its own remembered rules) stays None.
-        """
-        if not self.remembered or configured is None:
-            return configured
-        return configured.with_layer(Layer(SESSION_LAYER, tuple(self.remembered)))
-
-
-def _refused(message: str) -> RequestError:
-    return RequestError(INVALID_PARAMS, message)
-
-
-def client_servers(servers: Sequence[AnyMcpServer] | None) -> tuple[ServerSpec, ...]:
-    """The client's stdio, HTTP and SSE MCP servers as ours (ACP-transport ones: logged).
-
-    An HTTP server is reached over streamable HTTP, an SSE one over HTTP+SSE, with the client's
-    headers, held in memory only.
-
-    Raises:
-        RequestError: A server's command is not an absolute path (ACP requires one), or an HTTP
-            or SSE server's URL is not http(s).
-    """
-    specs: list[ServerSpec] = []
-    for server in servers or ():
-        if isinstance(server, HttpMcpServer | SseMcpServer):
-            if urlsplit(server.url).scheme not in ("http", "https"):
-                raise _refused(f"MCP server {server.name}: url must be http or https")
-            headers = {header.name: header.value for header in server.headers}
-            sse = isinstance(server, SseMcpServer)
-            specs.append(
-                ServerSpec(
-                    server.name, url=server.url, headers=headers, transport="sse" if sse else "http"
-                )
-            )
-            continue
-        if not isinstance(server, McpServerStdio):
-            log.warning(
-                "MCP server %s left out: only stdio, HTTP and SSE servers are taken", server.name
-            )
-            continue
-        if not Path(server.command).is_absolute():
-            raise _refused(f"MCP server {server.name}: command must be an absolute path")
-        env = {variable.name: variable.value for variable in server.env}
-        specs.append(ServerSpec(server.name, server.command, tuple(server.args), env))
-    return tuple(specs)
-
-
-def goal_text(blocks: Sequence[PromptBlock]) -> str:
-    """The run's goal: the prompt's text, and each linked or embedded resource named by URI."""
-    parts: list[str] = []
-    for block in blocks:
-        if isinstance(block, TextContentBlock):
-            parts.append(block.text)
-        elif isinstance(block, ResourceContentBlock):
-            parts.append(f"[{block.name}]({block.uri})")
-        elif isinstance(block, EmbeddedResourceContentBlock):
-            parts.append(f"[resource]({block.resource.uri})")
-    return "\n".join(part for part in parts if part).strip()
-
-
-def _run_id(session_id: str) -> int | None:
-    text = session_id.removeprefix("run-")
-    return int(text) if text.isdigit() else None
 
 
 class IohAgent:
@@ -242,7 +140,7 @@ class IohAgent:
     ) -> Session:
         root = Path(cwd)
         if not root.is_absolute() or not root.is_dir():
-            raise _refused(f"cwd {cwd} is not an absolute path to a directory")
+            raise refused(f"cwd {cwd} is not an absolute path to a directory")
         session = Session(
             session_id, root, client_servers(servers), Outbox(self.client, session_id)
         )
@@ -299,7 +197,7 @@ class IohAgent:
     ) -> ListSessionsResponse:
         """The stored conversations (in `cwd` when given), newest first (`acp/listing.py`)."""
         if cwd is not None and not Path(cwd).is_absolute():
-            raise _refused(f"cwd {cwd} is not an absolute path")
+            raise refused(f"cwd {cwd} is not an absolute path")
         return await listed_sessions(self._store, cwd, cursor)
 
     async def set_config_option(
@@ -308,7 +206,7 @@ class IohAgent:
         """Set the session's reasoning effort (`acp/options.py`); later prompts' runs use it."""
         session = self._sessions.get(session_id)
         if session is None:
-            raise _refused(f"unknown session {session_id}")
+            raise refused(f"unknown session {session_id}")
         try:
             session.effort = chosen_effort(config_id, value)
         except ValueError as exc:
@@ -334,7 +232,7 @@ class IohAgent:
         """Forget a session; a run under way in it is cancelled (and recorded so)."""
         session = self._sessions.pop(session_id, None)
         if session is None:
-            raise _refused(f"unknown session {session_id}")
+            raise refused(f"unknown session {session_id}")
         if session.cancel is None:
             await session.outbox.close()
         else:
@@ -347,12 +245,12 @@ class IohAgent:
     async def _runs_of(self, session_id: str) -> list[int]:
         """The runs of a session of this process, or of a stored run's conversation (`run-N`)."""
         known = self._sessions.get(session_id)
-        run_id = _run_id(session_id)
+        run_id = run_id_of(session_id)
         if known is not None:
             return list(known.runs)
         if run_id is not None:
             return await self._conversation(run_id)
-        raise _refused(
+        raise refused(
             f"unknown session {session_id}: a stored run's id is taken (`ioh-tui runs` or "
             "session/list lists them)"
         )
@@ -388,12 +286,12 @@ class IohAgent:
         """One run with the prompt as goal; ends when the run ends (or pauses on a deferral)."""
         session = self._sessions.get(session_id)
         if session is None:
-            raise _refused(f"unknown session {session_id}")
+            raise refused(f"unknown session {session_id}")
         if session.cancel is not None:
-            raise _refused(f"session {session_id} is already running a prompt")
+            raise refused(f"session {session_id} is already running a prompt")
         goal = goal_text(prompt)
         if not goal:
-            raise _refused("the prompt has no text to take as the goal")
+            raise refused("the prompt has no text to take as the goal")
         waiting = await self._waiting(session)
         built = self._built(session, goal, waiting)
         translator = Translator(
@@ -431,7 +329,7 @@ class IohAgent:
             await runner
             raise
         except IohError as exc:
-            raise _refused(f"ioh-tui: {exc}") from None
+            raise refused(f"ioh-tui: {exc}") from None
         finally:
             self._prompts.discard(runner)
             session.cancel = None
@@ -451,7 +349,7 @@ class IohAgent:
                     self._run_args(session, Path(waiting.root)), waiting.id, waiting.contract
                 )
         except IohError as exc:
-            raise _refused(f"ioh-tui: {exc}") from None
+            raise refused(f"ioh-tui: {exc}") from None
         for line in built.left_out:
             log.warning("ioh-tui: %s", line)
         if waiting is not None:

@@ -17,7 +17,7 @@ from acp import spawn_agent_process, text_block
 from acp.interfaces import Client
 from acp.schema import HttpHeader, HttpMcpServer, SseMcpServer, ToolCallProgress
 
-from ioh_tui.acp.agent import AnyMcpServer
+from ioh_tui.acp.session import AnyMcpServer
 from tests.integration.acp.test_acp import Recorder, agent_env, always, asks
 from tests.integration.mcp.servers import http_server
 

@@ -18,8 +18,8 @@ from acp.schema import (
     ToolCallStart,
 )
 
-from ioh_tui.acp.agent import client_servers
 from ioh_tui.acp.permission import REWRITE_META, decision_for
+from ioh_tui.acp.session import client_servers
 from ioh_tui.acp.updates import Translator, tool_kind
 from ioh_tui.core import events as ev
 from ioh_tui.core.acts import Act
