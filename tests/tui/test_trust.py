@@ -1,7 +1,7 @@
 """The trust modal: a project's widening policy is shown whole before `ioh-tui run` starts.
 
-Built as the command line builds it (`cli._trust_question` over the parsed options), so what the
-modal shows and what "use" records are the real ones.
+Built as the command line builds it (`cli.in_app.trust_question` over the parsed options), so
+what the modal shows and what "use" records are the real ones.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ioh_tui.cli import _new_app_run, _trust_question, build_parser
+from ioh_tui.cli import build_parser
+from ioh_tui.cli.in_app import new_app_run, trust_question
 from ioh_tui.cli.options import build_contract, build_policy, build_provider
 from ioh_tui.config.trust import TrustBook
 from ioh_tui.engine import NewRun
@@ -57,7 +58,7 @@ def _app(tmp_path: Path) -> tuple[IohApp, Path]:
         select("floor"),
         label="scripted test model",
     )
-    trust = _trust_question(args, lambda: replace(run, policy=build_policy(args, contract_policy)))
+    trust = trust_question(args, lambda: replace(run, policy=build_policy(args, contract_policy)))
     assert trust is not None
     app = make_app(tmp_path / "store.db", run, trust=trust)
     app.animation_level = "none"
@@ -113,8 +114,8 @@ async def test_a_projects_remote_endpoint_is_asked_about_and_the_answer_chooses_
         args = build_parser().parse_args(
             ["run", "say done", "--workspace", str(project), "--sandbox", "floor"]
         )
-        run, agreed = _new_app_run(args)
-        trust = _trust_question(args, agreed)
+        run, agreed = new_app_run(args)
+        trust = trust_question(args, agreed)
         assert trust is not None and [s.kind for s in trust.sections] == ["provider"]
         app = make_app(tmp_path / "store.db", run, trust=trust)
         app.animation_level = "none"

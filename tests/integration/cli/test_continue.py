@@ -85,7 +85,8 @@ def test_a_bad_continue_is_one_line_and_starts_nothing(tmp_path: Path) -> None:
 
 
 def test_the_app_builds_the_same_continued_run(tmp_path: Path) -> None:
-    from ioh_tui.cli import _new_app_run, build_parser
+    from ioh_tui.cli import build_parser
+    from ioh_tui.cli.in_app import new_app_run
     from ioh_tui.engine import NewRun
 
     project = tmp_path / "project"
@@ -97,7 +98,7 @@ def test_the_app_builds_the_same_continued_run(tmp_path: Path) -> None:
     scenario.write_text(json.dumps({"turns": [{"text": "Yes."}]}))
     argv = ["run", "and now?", "--continue", f"run-{first}", "--store", str(store)]
     args = build_parser().parse_args([*argv, "--scenario", str(scenario), "--sandbox", "floor"])
-    run, _ = _new_app_run(args)
+    run, _ = new_app_run(args)
     assert isinstance(run.request, NewRun)
     assert run.request.continues == (first,)
     assert run.request.contract.root == project.resolve()
