@@ -182,7 +182,11 @@ def _provider_endpoint(layer: FileLayer) -> list[str]:
 
 
 def _remote(setting: Any) -> bool:
-    """Whether a `base_url` setting names a server off this machine."""
+    """Whether a `base_url` setting names a server off this machine.
+
+    The rule of `providers.base.is_loopback`, written again: that module loads httpx, and the
+    configuration is read before the app's first frame without it (issue 23).
+    """
     if setting is None:
         return False
     text = str(getattr(setting, "value", setting))
